@@ -1,0 +1,135 @@
+# cdt — build, test, demo, install.
+#
+#   make            build ./cdt (front end with the agent embedded)
+#   make check      unit tests, end-to-end tests (ASan/UBSan front end), fuzz corpus replay
+#   make demo       profile a bundled workload and print its report
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make fuzz       run the libFuzzer target on the data-file reader (clang)
+#   make bench      overhead benchmarks (tests/bench/)
+#
+# Missing Debian packages are installed with apt-get when run as root;
+# otherwise the exact command is printed and the build stops.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+VERSION := 0.1.0
+
+DEB_PKGS := pkg-config libpfm4-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev \
+            libzydis-dev libhwloc-dev libcmocka-dev
+# Libraries without a .pc file in Debian 12 fall back to plain -l flags.
+PKG_LIBS := libelf libdw zlib ncursesw hwloc
+
+B := build
+WARN := -Wall -Wextra -Werror
+CSTD := -std=c11 -D_GNU_SOURCE
+OPT  ?= -O2 -g
+DEPFLAGS = -MMD -MP
+PC_CFLAGS = $(shell pkg-config --cflags $(PKG_LIBS) 2>/dev/null)
+PC_LIBS   = $(shell pkg-config --libs $(PKG_LIBS) 2>/dev/null)
+CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(DEPFLAGS) -Ilib -Ioutput -DCDT_VERSION='"$(VERSION)"' $(PC_CFLAGS) $(CFLAGS)
+LIBS = $(PC_LIBS) -lpfm -lZydis -lm $(LDLIBS)
+
+# The agent: a small shared object loaded into the target.  Only these
+# sources go into it; they must stay async-signal-safe in handlers.
+AGENT_SRC := $(wildcard lib/agent/*.c) lib/arena.c lib/decode.c
+AGENT_OBJ := $(AGENT_SRC:%.c=$(B)/pic/%.o)
+AGENT_SO  := $(B)/cdt-agent.so
+
+# The front end: everything else in lib/, output/ and cmd/.
+LIB_SRC := $(filter-out lib/agent/%,$(wildcard lib/*.c)) $(wildcard output/*.c)
+CMD_SRC := $(wildcard cmd/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(B)/agent_blob.o
+CMD_OBJ := $(CMD_SRC:%.c=$(B)/%.o)
+
+# ASan/UBSan build of the front end (the agent cannot run under ASan).
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+ASAN_LIB_OBJ := $(LIB_SRC:%.c=$(B)/asan/%.o) $(B)/agent_blob.o
+ASAN_CMD_OBJ := $(CMD_SRC:%.c=$(B)/asan/%.o)
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/asan/tests/%)
+WORK_SRC := $(wildcard tests/workloads/*.c)
+WORK_BIN := $(WORK_SRC:tests/workloads/%.c=$(B)/workloads/%)
+
+.PHONY: all check demo install clean deps fuzz bench unit e2e workloads
+all: cdt
+
+$(B)/.deps:
+	@missing=""; \
+	for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "cdt: installing:$$missing" >&2; \
+	    (apt-get install -y -q $$missing || (apt-get update -q && apt-get install -y -q $$missing)) </dev/null >&2 || exit 1; \
+	  else \
+	    echo "cdt: missing packages. Run:" >&2; \
+	    echo "  sudo apt-get install -y$$missing" >&2; exit 1; \
+	  fi; \
+	fi
+	@mkdir -p $(B) && touch $@
+deps: $(B)/.deps
+
+cdt: $(LIB_OBJ) $(CMD_OBJ)
+	$(CC) $(OPT) -o $@ $^ $(LIBS) -ldl
+
+$(B)/asan/cdt: $(ASAN_LIB_OBJ) $(ASAN_CMD_OBJ)
+	$(CC) $(SAN) $(OPT) -o $@ $^ $(LIBS) -ldl
+
+$(B)/%.o: %.c | $(B)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(B)/asan/%.o: %.c | $(B)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(SAN) -c -o $@ $<
+
+$(B)/pic/%.o: %.c | $(B)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fPIC -fvisibility=hidden -fno-omit-frame-pointer -c -o $@ $<
+
+# -z nodelete: a program that dlcloses everything must not unmap the handler.
+$(AGENT_SO): $(AGENT_OBJ)
+	$(CC) -shared -fPIC -Wl,-z,nodelete -Wl,--no-undefined -o $@ $^ -lZydis -ldl -lpthread
+
+$(B)/agent_blob.o: lib/agent_blob.S $(AGENT_SO)
+	$(CC) -c -DAGENT_SO='"$(AGENT_SO)"' -o $@ lib/agent_blob.S
+
+# ---- tests ----
+$(B)/asan/tests/test_%: tests/unit/test_%.c $(filter-out $(B)/agent_blob.o,$(ASAN_LIB_OBJ)) $(B)/agent_blob.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ $(LIBS) $$(pkg-config --libs cmocka 2>/dev/null || echo -lcmocka) -ldl
+
+$(B)/workloads/%: tests/workloads/%.c | $(B)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) -O2 -g $(WARN) -pthread $(if $(findstring static,$*),-static,) -o $@ $< -lm
+
+workloads: $(WORK_BIN)
+unit: $(UNIT_BIN)
+
+FUZZ_REPLAY := $(B)/asan/tests/fuzz_replay
+$(FUZZ_REPLAY): tests/fuzz/fuzz_datafile.c tests/fuzz/replay.c $(filter-out $(B)/agent_blob.o,$(ASAN_LIB_OBJ)) $(B)/agent_blob.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ $(LIBS) -ldl
+
+check: cdt $(B)/asan/cdt $(UNIT_BIN) $(WORK_BIN) $(FUZZ_REPLAY)
+	@CDT=$(CURDIR)/$(B)/asan/cdt CDT_PLAIN=$(CURDIR)/cdt BUILD=$(CURDIR)/$(B) sh tests/run.sh
+
+fuzz: | $(B)/.deps
+	$(MAKE) -f tests/fuzz/fuzz.mk
+
+bench: cdt $(WORK_BIN)
+	@sh tests/bench/run.sh
+
+demo: cdt $(WORK_BIN)
+	./cdt record -o $(B)/demo.data $(B)/workloads/arrays 4
+	./cdt report -i $(B)/demo.data
+
+install: cdt
+	install -D -m 0755 cdt $(DESTDIR)$(PREFIX)/bin/cdt
+	for m in man/*.1; do install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/$$(basename $$m); done
+
+clean:
+	rm -rf $(B) cdt
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The subcommands.  Each returns cdt's exit status. */
+#ifndef CDT_CMDS_H
+#define CDT_CMDS_H
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+
+#endif

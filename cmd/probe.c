@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cdt probe: what this machine offers a profiler, and which sample source
+ * each tool would use.  Every check is a small open-and-close; nothing is
+ * left armed, and a failed check is reported, not fatal.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "agentcfg.h"
+#include "events.h"
+#include "record.h"
+#include "source.h"
+#include "topo.h"
+
+#ifndef CDT_VERSION
+#define CDT_VERSION "unknown"
+#endif
+
+/* glibc 2.36 lacks both; the kernel ABI has had them since 5.13. */
+#ifndef TRAP_PERF
+#define TRAP_PERF 6
+#endif
+
+/* The head of the kernel's siginfo for SIGTRAP/TRAP_PERF. */
+struct perf_siginfo {
+	int signo, err, code;
+	void *addr;
+	unsigned long perf_data;
+};
+
+#if defined(__x86_64__) || defined(__aarch64__)
+_Static_assert(offsetof(struct perf_siginfo, perf_data) == 24,
+	       "si_perf_data sits at offset 24 of a 64-bit siginfo");
+#endif
+
+static unsigned long siginfo_perf_data(const siginfo_t *si)
+{
+	unsigned long v;
+
+	memcpy(&v, (const char *)si + offsetof(struct perf_siginfo, perf_data), sizeof(v));
+	return v;
+}
+
+#define PROBE_MAX_WP 16
+#define PROBE_SIG_DATA 0xcd7c0ffeeul
+#define KEY_WIDTH 21 /* longest key, "perf_event_paranoid:" plus a space */
+
+enum { PROBE_EXIT_FAIL = 125 };
+
+struct out {
+	int csv;
+};
+
+static void csv_field(const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void emit(const struct out *o, const char *key, const char *value,
+		 const char *detail)
+{
+	int pad;
+
+	if (o->csv) {
+		csv_field(key);
+		putchar(',');
+		csv_field(value);
+		putchar(',');
+		csv_field(detail ? detail : "");
+		fputs("\r\n", stdout);
+		return;
+	}
+	pad = KEY_WIDTH - (int)strlen(key) - 1;
+	printf("%s:%*s%s", key, pad > 0 ? pad : 1, "", value);
+	if (detail && *detail)
+		printf("  (%s)", detail);
+	putchar('\n');
+}
+
+static void emit_int(const struct out *o, const char *key, long v, const char *detail)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld", v);
+	emit(o, key, buf, detail);
+}
+
+static int read_long(const char *path, long *v)
+{
+	FILE *f = fopen(path, "re");
+	int r = 0;
+
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%ld", v) != 1)
+		r = -EINVAL;
+	fclose(f);
+	return r;
+}
+
+/* "ENOSPC: No space left on device" */
+static const char *errtext(int err, char *buf, size_t len)
+{
+	const char *name = strerrorname_np(err);
+
+	snprintf(buf, len, "%s: %s", name ? name : "error", strerror(err));
+	return buf;
+}
+
+/* CAP_PERFMON (38) or CAP_SYS_ADMIN (21) in the effective set. */
+static int perf_privileged(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+	unsigned long long cap = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &cap) == 1)
+			break;
+	fclose(f);
+	return !!(cap & (1ull << 38 | 1ull << 21));
+}
+
+static void probe_kernel(const struct out *o)
+{
+	struct utsname u;
+	char detail[300];
+
+	if (uname(&u) < 0) {
+		emit(o, "kernel", "unknown", strerror(errno));
+		return;
+	}
+	snprintf(detail, sizeof(detail), "%s %s", u.machine, u.version);
+	emit(o, "kernel", u.release, detail);
+}
+
+static void probe_paranoid(const struct out *o)
+{
+	static const char *const level[] = {
+		"no restrictions: all events for all users",          /* -1 */
+		"per-process and CPU-wide events, kernel included",   /* 0 */
+		"per-process events, user and kernel; no CPU-wide",   /* 1 */
+		"user-space measurement of own processes only",       /* 2 */
+		"unprivileged perf_event_open refused; cdt needs <= 2 "
+		"(sysctl kernel.perf_event_paranoid=2)",              /* 3+ */
+	};
+	char detail[256];
+	long v, rate;
+	int priv = perf_privileged();
+
+	if (read_long("/proc/sys/kernel/perf_event_paranoid", &v) < 0) {
+		emit(o, "perf_event_paranoid", "unknown",
+		     "/proc/sys/kernel/perf_event_paranoid unreadable: perf_event_open is unlikely to work");
+	} else {
+		const char *what = level[v < -1 ? 0 : v > 3 ? 4 : v + 1];
+
+		snprintf(detail, sizeof(detail), "%s%s", what,
+			 priv ? "; not binding here: the process has CAP_PERFMON or CAP_SYS_ADMIN" : "");
+		emit_int(o, "perf_event_paranoid", v, detail);
+	}
+	if (read_long("/proc/sys/kernel/perf_event_max_sample_rate", &rate) < 0)
+		emit(o, "max_sample_rate", "unknown", "/proc/sys/kernel/perf_event_max_sample_rate unreadable");
+	else
+		emit_int(o, "max_sample_rate", rate,
+			 "samples/s per event, from /proc/sys/kernel/perf_event_max_sample_rate");
+}
+
+static void probe_cpu(const struct out *o, const struct events_host *h)
+{
+	char ver[32], detail[320];
+
+	emit(o, "cpu", h->cpu_model[0] ? h->cpu_model : "unknown", h->cpu_id);
+	emit(o, "hypervisor", h->hypervisor[0] ? h->hypervisor : "none",
+	     h->hypervisor[0] ? "CPUID reports a hypervisor" : "bare metal");
+	events_pfm_version(ver, sizeof(ver));
+	emit(o, "libpfm4", ver, NULL);
+	if (!h->pmu[0]) {
+		snprintf(detail, sizeof(detail), "libpfm4 %s does not know this CPU%s%s; "
+			 "only generic perf events can be named", ver,
+			 h->cpu_id[0] ? ": " : "", h->cpu_id);
+		emit(o, "libpfm4_pmu", "none", detail);
+	} else if (!h->hw_pmu) {
+		snprintf(detail, sizeof(detail), "%s; libpfm4 knows this CPU, but no PMU "
+			 "driver is present%s", h->pmu_desc,
+			 h->hypervisor[0] ? " (a VM without a virtual PMU)" : "");
+		emit(o, "libpfm4_pmu", h->pmu, detail);
+	} else {
+		emit(o, "libpfm4_pmu", h->pmu, h->pmu_desc);
+	}
+	emit(o, "hw_pmu", h->hw_pmu ? "yes" : "no", h->hw_detail);
+}
+
+static void probe_mem_events(const struct out *o, const struct events_host *h)
+{
+	struct agent_event ev[2];
+	char name[128], err[320], detail[400], e[64];
+	uint32_t nev = 0;
+	int r;
+
+	events_mem_name(h->row, name, sizeof(name));
+	r = events_mem_encode(h, PMU_DEFAULT_PERIOD, ev, &nev, err, sizeof(err));
+	if (r < 0) {
+		emit(o, "mem_events", name, err);
+		emit(o, "mem_events_open", "no", "nothing to open");
+		return;
+	}
+	if (nev == 2)
+		snprintf(detail, sizeof(detail), "type %u, config %#llx and %#llx, precise_ip %u",
+			 ev[0].type, (unsigned long long)ev[0].config,
+			 (unsigned long long)ev[1].config, ev[0].precise_ip);
+	else
+		snprintf(detail, sizeof(detail), "type %u, config %#llx, config2 %#llx",
+			 ev[0].type, (unsigned long long)ev[0].config,
+			 (unsigned long long)ev[0].config2);
+	emit(o, "mem_events", name, detail);
+
+	for (uint32_t i = 0; i < nev; i++) {
+		r = events_try_open(&ev[i]);
+		if (r < 0)
+			break;
+	}
+	if (r < 0) {
+		snprintf(detail, sizeof(detail), "%s%s", errtext(-r, e, sizeof(e)),
+			 h->hw_pmu ? "" : "; no hardware PMU");
+		emit(o, "mem_events_open", "no", detail);
+	} else {
+		emit(o, "mem_events_open", "yes", "test open with precise sampling succeeded");
+	}
+}
+
+static void wp_attr(struct perf_event_attr *a, const void *addr)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_BREAKPOINT;
+	a->bp_type = HW_BREAKPOINT_W;
+	a->bp_addr = (uintptr_t)addr;
+	a->bp_len = HW_BREAKPOINT_LEN_8;
+	a->sample_period = 1;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+}
+
+/* Open write watchpoints until the kernel runs out of debug registers. */
+static void probe_dbregs(const struct out *o)
+{
+	long slot[PROBE_MAX_WP];
+	int fd[PROBE_MAX_WP], n = 0, err = 0;
+	char detail[160], e[64];
+
+	for (n = 0; n < PROBE_MAX_WP; n++) {
+		struct perf_event_attr a;
+
+		wp_attr(&a, &slot[n]);
+		a.disabled = 1;
+		fd[n] = events_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd[n] < 0) {
+			err = -fd[n];
+			break;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		close(fd[i]);
+
+	if (err == ENOSPC)
+		snprintf(detail, sizeof(detail), "8-byte write watchpoints per thread; "
+			 "watchpoint %d gives ENOSPC", n + 1);
+	else if (err)
+		snprintf(detail, sizeof(detail), "watchpoint %d: %s", n + 1,
+			 errtext(err, e, sizeof(e)));
+	else
+		snprintf(detail, sizeof(detail), "stopped counting at %d", n);
+	emit_int(o, "debug_registers", n, detail);
+}
+
+/* Set only by the SIGTRAP handler of the trap test, read after it. */
+static volatile long trap_target;
+static volatile sig_atomic_t trap_hits;
+static volatile int trap_code;
+static void *volatile trap_addr;
+static volatile unsigned long trap_data;
+
+static void trap_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	trap_hits++;
+	trap_code = si->si_code;
+	trap_addr = si->si_addr;
+	trap_data = siginfo_perf_data(si);
+}
+
+/* Arm a sigtrap watchpoint, write the variable, and check the signal. */
+static void probe_trap(const struct out *o)
+{
+	struct sigaction sa, old;
+	struct perf_event_attr a;
+	sigset_t set, oldset;
+	char detail[256], e[64];
+	int fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = trap_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTRAP, &sa, &old) < 0) {
+		emit(o, "watchpoint_trap", "fail", strerror(errno));
+		return;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGTRAP);
+	pthread_sigmask(SIG_UNBLOCK, &set, &oldset);
+	trap_hits = 0;
+
+	wp_attr(&a, (const void *)&trap_target);
+	a.sigtrap = 1;
+	a.remove_on_exec = 1; /* the kernel requires it with sigtrap */
+	a.sig_data = PROBE_SIG_DATA;
+	fd = events_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		trap_target = 42;
+		close(fd);
+	}
+	pthread_sigmask(SIG_SETMASK, &oldset, NULL);
+	sigaction(SIGTRAP, &old, NULL);
+
+	if (fd < 0) {
+		snprintf(detail, sizeof(detail), "sigtrap watchpoint does not open: %s",
+			 errtext(-fd, e, sizeof(e)));
+		emit(o, "watchpoint_trap", "fail", detail);
+	} else if (trap_hits != 1) {
+		snprintf(detail, sizeof(detail), "expected 1 SIGTRAP after the write, got %d",
+			 (int)trap_hits);
+		emit(o, "watchpoint_trap", "fail", detail);
+	} else if (trap_code != TRAP_PERF || trap_addr != (void *)&trap_target ||
+		   trap_data != PROBE_SIG_DATA) {
+		snprintf(detail, sizeof(detail), "SIGTRAP with si_code %d (want %d), si_addr %p "
+			 "(want %p), si_perf_data %#lx (want %#lx)", trap_code, TRAP_PERF,
+			 trap_addr, (void *)&trap_target, trap_data, PROBE_SIG_DATA);
+		emit(o, "watchpoint_trap", "fail", detail);
+	} else {
+		emit(o, "watchpoint_trap", "ok",
+		     "SIGTRAP with si_code TRAP_PERF, the watched si_addr and the sig_data");
+	}
+}
+
+/* Does the kernel accept attr.sigtrap on a sampling event? */
+static void probe_sigtrap(const struct out *o)
+{
+	struct perf_event_attr a;
+	char detail[160], e[64];
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = 1000000;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.sigtrap = 1;
+	a.remove_on_exec = 1;
+	fd = events_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		emit(o, "sigtrap", "yes", "task-clock sampling with attr.sigtrap opens");
+		return;
+	}
+	snprintf(detail, sizeof(detail), "%s%s", errtext(-fd, e, sizeof(e)),
+		 fd == -EINVAL ? "; the kernel predates attr.sigtrap (needs Linux 5.13)" : "");
+	emit(o, "sigtrap", "no", detail);
+}
+
+static void probe_topo(const struct out *o)
+{
+	struct topo t;
+	int r = topo_read(&t);
+
+	if (r < 0) {
+		emit(o, "cpus", "unknown", strerror(-r));
+		return;
+	}
+	emit_int(o, "cpus", t.ncpus, "online logical CPUs");
+	emit_int(o, "cores", t.ncores, NULL);
+	emit_int(o, "sockets", t.nsockets, NULL);
+	emit_int(o, "numa_nodes", t.nnodes, t.nnodes == 1 ? "no NUMA" : NULL);
+	topo_free(&t);
+}
+
+static void probe_sources(const struct out *o, const struct events_host *h)
+{
+	static const char *const sampling[] = { "source.record", "source.comm", "source.numa" };
+	struct source_req req = { SRC_NONE, 0, 0 };
+	struct agent_cfg cfg;
+	char why[512];
+	const char *src;
+	int r;
+
+	memset(&cfg, 0, sizeof(cfg));
+	r = source_select(&req, &cfg, why, sizeof(why));
+	src = r < 0 ? "none" : cfg.source == SRC_PMU ? "pmu" : "soft";
+	for (size_t i = 0; i < sizeof(sampling) / sizeof(sampling[0]); i++)
+		emit(o, sampling[i], src, why);
+
+	/* Counting-mode tools need hardware counters; without, only task-clock. */
+	src = h->hw_pmu ? "pmu" : "soft";
+	emit(o, "source.fvar", src, h->hw_pmu ? "hardware counters for per-instance deltas"
+	     : "no counters; task-clock only");
+	emit(o, "source.membound", src, h->hw_pmu ? "hardware counters for bandwidth and stalls"
+	     : "no counters; task-clock only");
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: cdt probe [--csv]\n"
+	      "Report what this machine offers cdt: kernel, perf_event_paranoid, CPU and\n"
+	      "PMU, precise memory events, debug registers, sigtrap, topology, and the\n"
+	      "sample source each tool would use.\n"
+	      "\n"
+	      "  --csv       key,value,detail rows (RFC 4180) instead of text\n"
+	      "  -h, --help  this help\n", f);
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "csv", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct out o = { 0 };
+	struct events_host h;
+	int c;
+
+	optind = 0; /* glibc: full reset, the dispatcher may have parsed already */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o.csv = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return fflush(stdout) ? PROBE_EXIT_FAIL : 0;
+		default:
+			fprintf(stderr, "cdt probe: unknown option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return PROBE_EXIT_FAIL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "cdt probe: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return PROBE_EXIT_FAIL;
+	}
+
+	if (o.csv)
+		fputs("key,value,detail\r\n", stdout);
+	emit(&o, "version", CDT_VERSION, NULL);
+	probe_kernel(&o);
+	probe_paranoid(&o);
+	if (events_init() < 0)
+		fprintf(stderr, "cdt probe: libpfm4 failed to initialize; event names will not encode\n");
+	events_host_detect(&h);
+	probe_cpu(&o, &h);
+	probe_mem_events(&o, &h);
+	probe_dbregs(&o);
+	probe_trap(&o);
+	probe_sigtrap(&o);
+	probe_topo(&o);
+	probe_sources(&o, &h);
+
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "cdt probe: writing the report failed: %s\n", strerror(errno));
+		return PROBE_EXIT_FAIL;
+	}
+	return 0;
+}

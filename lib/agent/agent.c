@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Process-level life of the agent: attach to the arena named in the
+ * environment, install the SIGTRAP handler, start the main thread, and
+ * follow fork, exec and exit.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <limits.h>
+#include <pthread.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+struct agent agent_g;
+__thread struct agent_thread *agent_self __attribute__((tls_model("initial-exec")));
+
+uint64_t agent_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Async-signal-safe: formats nothing, copies the text into a record. */
+void agent_error(int err, const char *msg)
+{
+	size_t n = strlen(msg) + 1;
+	uint32_t size = REC_SIZE(sizeof(struct rec_error) + n);
+	struct rec_error *r;
+
+	if (!agent_g.arena.hdr)
+		return;
+	r = arena_reserve(&agent_g.arena, size, REC_ERROR);
+	if (!r)
+		return;
+	r->pid = (uint32_t)getpid();
+	r->tid = (uint32_t)gettid();
+	r->err = err;
+	memset(r->msg, 0, size - sizeof(*r));
+	memcpy(r->msg, msg, n);
+	arena_commit(&agent_g.arena, r);
+}
+
+/*
+ * A program that installs a SIGTRAP handler through the raw syscall
+ * bypasses our interposition; our next trap would go to it.  Stop
+ * sampling in every thread and say so.
+ */
+int agent_check_handler(void)
+{
+	if (agent_g.broken || sigchain_check() != -EBUSY)
+		return agent_g.broken ? -EBUSY : 0;
+	agent_g.broken = 1;
+	for (int i = 0; i < AGENT_MAX_THREADS; i++) {
+		struct agent_thread *t = &agent_g.thr[i];
+
+		if (!atomic_load(&t->used))
+			continue;
+		for (unsigned e = 0; e < agent_g.cfg.nevents; e++)
+			if (t->ev_fd[e] >= 0)
+				ioctl(t->ev_fd[e], PERF_EVENT_IOC_DISABLE, 0);
+	}
+	agent_error(EBUSY, "the program replaced cdt's SIGTRAP handler without "
+			   "sigaction() (raw rt_sigaction?); sampling stopped");
+	return -EBUSY;
+}
+
+static void agent_proc_record(uint32_t flags)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	uint32_t size;
+	struct rec_proc *r;
+
+	if (n < 0)
+		n = 0;
+	exe[n] = '\0';
+	size = REC_SIZE(sizeof(*r) + (size_t)n + 1);
+	r = arena_reserve(&agent_g.arena, size, REC_PROC);
+	if (!r)
+		return;
+	r->pid = (uint32_t)getpid();
+	r->ppid = (uint32_t)getppid();
+	r->time = agent_now();
+	r->flags = flags;
+	r->pad = 0;
+	memset(r->exe, 0, size - sizeof(*r));
+	memcpy(r->exe, exe, (size_t)n);
+	arena_commit(&agent_g.arena, r);
+}
+
+static void agent_proc_end(void)
+{
+	struct rec_proc_end r = { .pid = (uint32_t)getpid(), .time = agent_now() };
+
+	arena_write(&agent_g.arena, &r, sizeof(r), REC_PROC_END);
+}
+
+/* Stats of every thread still alive; the front end keeps the latest. */
+static void agent_flush_threads(void)
+{
+	for (int i = 0; i < AGENT_MAX_THREADS; i++)
+		if (atomic_load(&agent_g.thr[i].used))
+			agent_thread_stats(&agent_g.thr[i]);
+}
+
+static void agent_atfork_child(void)
+{
+	struct agent_thread *self = agent_self;
+
+	if (!agent_g.active)
+		return;
+	agent_g.pid = getpid();
+	/* Inherited fds are the parent's threads' events: drop them all. */
+	for (int i = 0; i < AGENT_MAX_THREADS; i++) {
+		struct agent_thread *t = &agent_g.thr[i];
+
+		if (!atomic_load(&t->used))
+			continue;
+		for (unsigned e = 0; e < agent_g.cfg.nevents; e++)
+			pmu_close(t, (int)e);
+		wpt_close(&t->wp);
+		if (t != self)
+			atomic_store(&t->used, 0);
+	}
+	/* No module walk here: the loader lock may be held by a thread that
+	 * did not survive fork.  The front end copies the parent's modules. */
+	agent_proc_record(PROC_F_FORK);
+	if (self) {
+		/* The child's first thread: a new thread as far as profiles go. */
+		atomic_store(&self->used, 0);
+		agent_thread_start(1);
+	}
+}
+
+static void agent_exit(void)
+{
+	if (!agent_g.active)
+		return;
+	agent_check_handler();
+	mmaps_record();
+	agent_flush_threads();
+	agent_proc_end();
+}
+
+/* Before exec replaces the image: the same as an exit. */
+AGENT_API int execve(const char *path, char *const argv[], char *const envp[])
+{
+	static int (*real_execve)(const char *, char *const[], char *const[]);
+
+	if (!real_execve)
+		real_execve = (int (*)(const char *, char *const[], char *const[]))
+			dlsym(RTLD_NEXT, "execve");
+	if (!real_execve) {
+		errno = ENOSYS;
+		return -1;
+	}
+	agent_exit();
+	return real_execve(path, argv, envp);
+}
+
+static int agent_attach(void)
+{
+	const char *s = getenv(AGENT_ENV_FD);
+	char *end;
+	long fd;
+
+	if (!s)
+		return -ENOENT;
+	fd = strtol(s, &end, 10);
+	if (*end || fd < 0 || fd > INT_MAX)
+		return -EINVAL;
+	return arena_attach(&agent_g.arena, (int)fd);
+}
+
+__attribute__((constructor(101))) static void agent_init(void)
+{
+	const struct agent_tool *tool;
+	int err;
+
+	err = agent_attach();
+	if (err) {
+		/* A program started by hand with our LD_PRELOAD but no arena. */
+		if (err != -ENOENT)
+			dprintf(2, "cdt agent: cannot attach to the arena (%s); not profiling\n",
+				strerror(-err));
+		return;
+	}
+	agent_g.cfg = agent_g.arena.hdr->cfg;
+	agent_g.pid = getpid();
+	tool = agent_tool_find(agent_g.cfg.tool);
+	agent_g.tool = tool;
+	if (!tool) {
+		agent_error(EINVAL, "agent: unknown tool id; not profiling");
+		return;
+	}
+	err = decode_init();
+	if (err) {
+		agent_error(-err, "agent: instruction decoder failed to initialize");
+		return;
+	}
+	err = sigchain_install();
+	if (err) {
+		agent_error(-err, "agent: cannot install the SIGTRAP handler");
+		return;
+	}
+	agent_g.active = 1;
+	agent_proc_record(0);
+	mmaps_record();
+	pthread_atfork(NULL, NULL, agent_atfork_child);
+	atexit(agent_exit);
+	agent_thread_start(1);
+}

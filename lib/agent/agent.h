@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The agent: loaded into the target through LD_PRELOAD, it opens perf
+ * events in every thread, takes SIGTRAPs and appends records to the arena.
+ *
+ * State lives in two preallocated tables: one per process (struct agent)
+ * and one slot per thread.  Nothing here allocates in a handler.
+ */
+#ifndef CDT_AGENT_H
+#define CDT_AGENT_H
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "arena.h"
+#include "decode.h"
+
+#define AGENT_API __attribute__((visibility("default")))
+#define AGENT_MAX_THREADS 4096
+#define AGENT_ALTSTACK (64 * 1024)
+#define WPT_SLOTS 4
+
+/* glibc 2.36 lacks these (DESIGN.md). */
+#ifndef TRAP_PERF
+#define TRAP_PERF 6
+#endif
+static inline uint64_t agent_si_perf_data(const siginfo_t *si)
+{
+	return *(const uint64_t *)((const char *)si + 24);
+}
+
+/* sig_data of every event the agent opens: a tag, a kind and an index. */
+#define SIGDATA_MAGIC 0xcd70000000000000ull
+#define SIGDATA_MASK 0xffff000000000000ull
+#define SIGDATA_SAMPLE 0x0000010000000000ull
+#define SIGDATA_WPT 0x0000020000000000ull
+#define SIGDATA_KIND_MASK 0x0000ff0000000000ull
+#define SIGDATA_INDEX_MASK 0xffffull
+
+struct wpt_slot {
+	int fd;
+	int armed;
+	uint64_t addr;
+	uint64_t cookie;
+	uint8_t len;
+	uint8_t type;
+};
+
+/* The debug registers of one thread. */
+struct wpt_set {
+	pid_t tid;            /* the thread the watchpoints trap in */
+	atomic_int busy;      /* a sibling may arm ours: never wait, fail */
+	struct wpt_slot slot[WPT_SLOTS];
+};
+
+struct agent_thread {
+	atomic_int used;
+	pid_t tid;
+	int ev_fd[AGENT_MAX_EVENTS];
+	void *ev_ring[AGENT_MAX_EVENTS]; /* pmu: perf mmap ring */
+	void *altstack;
+	uint64_t fs_base;
+	struct wpt_set wp;
+	struct agent_stats st;
+	uint32_t flags; /* THREAD_F_* */
+};
+
+struct agent {
+	struct arena arena;
+	struct agent_cfg cfg;
+	pid_t pid;
+	int active;          /* events are being opened */
+	int broken;          /* SIGTRAP handler lost: sampling stopped */
+	const struct agent_tool *tool;
+	struct agent_thread thr[AGENT_MAX_THREADS];
+};
+
+extern struct agent agent_g;
+extern __thread struct agent_thread *agent_self __attribute__((tls_model("initial-exec")));
+
+uint64_t agent_now(void);
+void agent_error(int err, const char *msg);
+int agent_check_handler(void);
+
+/* thread.c */
+struct agent_thread *agent_thread_start(int main_thread);
+void agent_thread_stop(struct agent_thread *t);
+void agent_thread_stats(struct agent_thread *t);
+
+/* handler.c */
+void agent_on_sigtrap(int sig, siginfo_t *si, void *uc);
+
+/* sample_soft.c, events.c */
+void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0);
+void soft_on_step(struct agent_thread *t, ucontext_t *uc);
+int soft_stepping(void);
+int pmu_open(struct agent_thread *t, int i);
+void pmu_on_sample(struct agent_thread *t, int i);
+void pmu_close(struct agent_thread *t, int i);
+
+/* sigchain.c: the program's SIGTRAP handler behind ours */
+int sigchain_install(void);
+int sigchain_check(void);
+void sigchain_forward(int sig, siginfo_t *si, void *uc);
+
+/* wpt.c */
+void wpt_init(struct wpt_set *s, pid_t tid);
+int wpt_arm(struct wpt_set *s, int slot, uint64_t addr, unsigned len,
+	    enum wpt_type type, uint64_t cookie);
+int wpt_disarm(struct wpt_set *s, int slot);
+void wpt_close(struct wpt_set *s);
+void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc);
+
+/* mmaps.c */
+void mmaps_record(void);
+
+/* Copy up to len code bytes at addr from a handler without faulting;
+ * returns how many could be read (0 if none).  `mapped`: the page of addr
+ * is known to be mapped (it holds the interrupted IP). */
+size_t agent_read_code(uint64_t addr, void *buf, size_t len, int mapped);
+
+/* tool hooks: what a sample or trap becomes (tool_*.c) */
+struct agent_tool {
+	uint32_t id;
+	void (*thread_start)(struct agent_thread *t);
+	void (*sample)(struct agent_thread *t, struct rec_sample *s);
+	void (*trap)(struct agent_thread *t, struct rec_trap *tr);
+};
+const struct agent_tool *agent_tool_find(uint32_t id);
+
+#endif

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The soft sample source: a task-clock timer samples each thread; the
+ * handler decodes the instruction at the interrupted IP against the
+ * signal's registers.
+ *
+ * Timer samples skid past the instruction that was slow (DESIGN.md: 95%
+ * point after a missing load), and the instruction before the IP cannot
+ * be decoded reliably nor its address recomputed once it has overwritten
+ * its own registers.  So the sample is the NEXT memory access instead: the
+ * instruction at the IP has not executed, its registers are exact inputs;
+ * if it does not touch memory, the trap flag single-steps the thread
+ * (cfg.max_steps at most) until one does.  Every address reported is thus
+ * computed from the registers the access itself used.
+ */
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+#define X86_EFLAGS_TF 0x100
+
+static __thread int soft_steps_left __attribute__((tls_model("initial-exec")));
+static __thread uint64_t soft_t0 __attribute__((tls_model("initial-exec")));
+
+int soft_stepping(void)
+{
+	return soft_steps_left > 0;
+}
+
+static void soft_emit(struct agent_thread *t, const struct insn_access *acc,
+		      uint64_t time, int stepped)
+{
+	struct rec_sample s = { 0 };
+
+	s.h.size = sizeof(s);
+	s.h.type = REC_SAMPLE;
+	s.pid = (uint32_t)agent_g.pid;
+	s.tid = (uint32_t)t->tid;
+	s.time = time;
+	s.ip = acc->ip;
+	s.addr = acc->addr;
+	s.cpu = (uint32_t)sched_getcpu();
+	s.size = acc->size;
+	s.kind = acc->kind;
+	s.source = SRC_SOFT;
+	s.flags = (uint8_t)((acc->flags & ACC_F_ADDR ? SAMPLE_F_ADDR : 0) |
+			    (acc->flags & ACC_F_STACK ? SAMPLE_F_STACK : 0) |
+			    (stepped ? SAMPLE_F_STEP : 0));
+	t->st.mem_samples++;
+	agent_g.tool->sample(t, &s);
+}
+
+/* 1: memory access found and emitted; 0: not a memory instruction; -1: undecodable */
+static int soft_try(struct agent_thread *t, ucontext_t *uc, uint64_t time, int stepped)
+{
+	struct decode_regs regs;
+	struct insn_access acc;
+	unsigned char code[16];
+	size_t n;
+	int r;
+
+	decode_regs_from_ucontext(&regs, uc, t->fs_base, 0);
+	n = agent_read_code(regs.rip, code, 15, 1);
+	if (!n)
+		return -1;
+	r = decode_access(code, n, &regs, &acc);
+	if (r == 1)
+		soft_emit(t, &acc, time, stepped);
+	return r;
+}
+
+static void soft_stop_stepping(ucontext_t *uc)
+{
+	soft_steps_left = 0;
+	uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)X86_EFLAGS_TF;
+}
+
+void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0)
+{
+	int r;
+
+	t->st.samples++;
+	r = soft_try(t, uc, t0, 0);
+	if (r == 0 && agent_g.cfg.max_steps) {
+		/* Not a memory access: step to the next instruction. */
+		soft_steps_left = (int)agent_g.cfg.max_steps;
+		soft_t0 = t0;
+		uc->uc_mcontext.gregs[REG_EFL] |= X86_EFLAGS_TF;
+	} else if (r < 0) {
+		t->st.decode_fail++;
+	} else if (r == 0) {
+		t->st.nomem++;
+	}
+	t->st.handler_ns += agent_now() - t0;
+}
+
+void soft_on_step(struct agent_thread *t, ucontext_t *uc)
+{
+	uint64_t now = agent_now();
+	int r;
+
+	if (!t || t->tid != gettid()) {
+		soft_stop_stepping(uc);
+		return;
+	}
+	t->st.steps++;
+	r = soft_try(t, uc, soft_t0, 1);
+	if (r != 0) {
+		if (r < 0)
+			t->st.decode_fail++;
+		soft_stop_stepping(uc);
+	} else if (--soft_steps_left == 0) {
+		t->st.nomem++;
+		soft_stop_stepping(uc);
+	}
+	t->st.handler_ns += agent_now() - now;
+}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Threads: a slot each, an alternate signal stack (so handler frames never
+ * touch watched stack data) and the sampling events, opened by the thread
+ * itself when it starts.  New threads are caught by wrapping
+ * pthread_create's start routine; a TLS destructor ends them.
+ */
+#include <asm/prctl.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+
+static void thread_key_dtor(void *p)
+{
+	agent_thread_stop(p);
+}
+
+static void thread_key_make(void)
+{
+	pthread_key_create(&thread_key, thread_key_dtor);
+}
+
+static struct agent_thread *thread_slot_claim(void)
+{
+	for (int i = 0; i < AGENT_MAX_THREADS; i++) {
+		int expect = 0;
+
+		if (atomic_compare_exchange_strong(&agent_g.thr[i].used, &expect, 1))
+			return &agent_g.thr[i];
+	}
+	return NULL;
+}
+
+static int thread_altstack(struct agent_thread *t)
+{
+	stack_t ss;
+
+	t->altstack = mmap(NULL, AGENT_ALTSTACK, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (t->altstack == MAP_FAILED) {
+		t->altstack = NULL;
+		return -errno;
+	}
+	ss.ss_sp = t->altstack;
+	ss.ss_size = AGENT_ALTSTACK;
+	ss.ss_flags = 0;
+	if (sigaltstack(&ss, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+static void thread_record(struct agent_thread *t)
+{
+	struct rec_thread r = { 0 };
+
+	r.pid = (uint32_t)agent_g.pid;
+	r.tid = (uint32_t)t->tid;
+	r.time = agent_now();
+	r.cpu = (uint32_t)sched_getcpu();
+	r.flags = t->flags;
+	prctl(PR_GET_NAME, r.name, 0, 0, 0);
+	arena_write(&agent_g.arena, &r, sizeof(r), REC_THREAD);
+}
+
+void agent_thread_stats(struct agent_thread *t)
+{
+	struct rec_thread_end r = { 0 };
+
+	r.pid = (uint32_t)agent_g.pid;
+	r.tid = (uint32_t)t->tid;
+	r.time = agent_now();
+	r.st = t->st;
+	if (t == agent_self)
+		prctl(PR_GET_NAME, r.name, 0, 0, 0);
+	arena_write(&agent_g.arena, &r, sizeof(r), REC_THREAD_END);
+}
+
+static int thread_open_events(struct agent_thread *t)
+{
+	int err = 0;
+
+	for (unsigned i = 0; i < agent_g.cfg.nevents; i++) {
+		t->ev_fd[i] = -1;
+		t->ev_ring[i] = NULL;
+	}
+	for (unsigned i = 0; i < agent_g.cfg.nevents; i++) {
+		err = pmu_open(t, (int)i);
+		if (err)
+			break;
+	}
+	return err;
+}
+
+struct agent_thread *agent_thread_start(int main_thread)
+{
+	const struct agent_tool *tool = agent_g.tool;
+	struct agent_thread *t;
+	unsigned long fs = 0;
+	int err;
+
+	if (!agent_g.active || agent_check_handler())
+		return NULL;
+	t = thread_slot_claim();
+	if (!t) {
+		agent_error(ENOSPC, "agent: more live threads than the agent's table holds; "
+				    "a thread is not profiled");
+		return NULL;
+	}
+	t->tid = gettid();
+	t->flags = main_thread ? THREAD_F_MAIN : 0;
+	memset(&t->st, 0, sizeof(t->st));
+	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
+	t->fs_base = fs;
+	wpt_init(&t->wp, t->tid);
+	err = thread_altstack(t);
+	if (err)
+		agent_error(-err, "agent: no alternate signal stack for a thread");
+	agent_self = t;
+	pthread_once(&thread_key_once, thread_key_make);
+	pthread_setspecific(thread_key, t);
+	err = thread_open_events(t);
+	if (err) {
+		t->flags |= THREAD_F_NOEVENT;
+		agent_error(-err, err == -EMFILE ?
+			    "agent: out of file descriptors (EMFILE) opening a thread's "
+			    "sampling event; raise 'ulimit -n'" :
+			    "agent: cannot open a thread's sampling event");
+	}
+	thread_record(t);
+	if (tool->thread_start)
+		tool->thread_start(t);
+	return t;
+}
+
+void agent_thread_stop(struct agent_thread *t)
+{
+	stack_t ss = { .ss_flags = SS_DISABLE };
+
+	if (!t || !atomic_load(&t->used))
+		return;
+	for (unsigned i = 0; i < agent_g.cfg.nevents; i++)
+		pmu_close(t, (int)i);
+	wpt_close(&t->wp);
+	agent_self = NULL;
+	agent_thread_stats(t);
+	if (t->altstack) {
+		sigaltstack(&ss, NULL);
+		munmap(t->altstack, AGENT_ALTSTACK);
+		t->altstack = NULL;
+	}
+	atomic_store(&t->used, 0);
+}
+
+struct thread_boot {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *thread_trampoline(void *p)
+{
+	struct thread_boot b = *(struct thread_boot *)p;
+
+	free(p);
+	agent_thread_start(0);
+	return b.fn(b.arg);
+}
+
+AGENT_API int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+			     void *(*fn)(void *), void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	struct thread_boot *b;
+	int err;
+
+	if (!real)
+		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+				void *))dlsym(RTLD_NEXT, "pthread_create");
+	if (!real)
+		return ENOSYS;
+	if (!agent_g.active)
+		return real(th, attr, fn, arg);
+	b = malloc(sizeof(*b));
+	if (!b)
+		return real(th, attr, fn, arg);
+	b->fn = fn;
+	b->arg = arg;
+	err = real(th, attr, thread_trampoline, b);
+	if (err)
+		free(b);
+	return err;
+}

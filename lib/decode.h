@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * x86-64 instruction decoding for the soft sample source and for traps:
+ * which memory an instruction accesses, given a register state.
+ *
+ * Runs inside the agent's signal handlers: no allocation, no locks, no
+ * stdio.  Built on Zydis (libzydis), whose decoder is allocation-free.
+ */
+#ifndef CDT_DECODE_H
+#define CDT_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* General-purpose registers in hardware encoding order, plus rip and the
+ * segment bases that fs:/gs: operands need (ucontext does not carry them). */
+enum decode_reg {
+	DR_RAX, DR_RCX, DR_RDX, DR_RBX, DR_RSP, DR_RBP, DR_RSI, DR_RDI,
+	DR_R8, DR_R9, DR_R10, DR_R11, DR_R12, DR_R13, DR_R14, DR_R15,
+	DR_NGPR
+};
+
+struct decode_regs {
+	uint64_t gpr[DR_NGPR];
+	uint64_t rip;
+	uint64_t fs_base, gs_base;
+};
+
+/* struct insn_access.flags */
+#define ACC_F_ADDR  0x01 /* addr is valid */
+#define ACC_F_STACK 0x02 /* implicit stack operand (push, pop, call, ret, ...) */
+#define ACC_F_CLOBBERED 0x04 /* decode_prev: the insn wrote a register its address uses */
+
+struct insn_access {
+	uint64_t ip;    /* start of the instruction */
+	uint64_t addr;  /* first byte accessed */
+	uint8_t len;    /* instruction length */
+	uint8_t size;   /* bytes accessed by the memory operand */
+	uint8_t kind;   /* enum mem_kind (record.h) */
+	uint8_t flags;  /* ACC_F_* */
+};
+
+
+/* Prepare the decoder once per process (not in a handler). */
+int decode_init(void);
+
+/*
+ * Decode the instruction at regs->rip, which has NOT executed yet (the
+ * registers are its inputs).  `code` points at its bytes, `avail` is how
+ * many are readable there.
+ * Returns 1 and fills *out if it accesses data memory (LEA and NOP-style
+ * hints excluded), 0 if it does not, -1 if it cannot be decoded.  Gathers
+ * and scatters (vector index) give 1 without ACC_F_ADDR.
+ */
+int decode_access(const void *code, size_t avail, const struct decode_regs *regs,
+		  struct insn_access *out);
+
+/*
+ * Find the instruction that ENDS at regs->rip and has already executed
+ * (data breakpoints trap after the access).  `code` points at the byte at
+ * rip - before, with `before` readable bytes preceding rip and `after`
+ * bytes from rip on.  x86 cannot be decoded backwards exactly, so this
+ * decodes forward from several earlier offsets and keeps the instruction
+ * boundary they agree on.  If the instruction overwrote a register its
+ * address depends on, the address is not computed (ACC_F_CLOBBERED, no
+ * ACC_F_ADDR).
+ * Returns 1 with *out filled if that instruction accesses memory, 0 if it
+ * does not, -1 if no boundary could be established.
+ */
+int decode_prev_access(const void *code, size_t before, size_t after,
+		       const struct decode_regs *regs, struct insn_access *out);
+
+/* Build decode_regs from a ucontext_t (void * to keep this header light). */
+void decode_regs_from_ucontext(struct decode_regs *r, const void *uc,
+			       uint64_t fs_base, uint64_t gs_base);
+
+#endif

@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "profile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datafile.h"
+#include "symbolize.h"
+
+enum { CAP_META, CAP_PROCS, CAP_TASKS, CAP_MMAPS, CAP_SAMPLES, CAP_TRAPS, CAP_ERRORS, CAP_TOOL };
+
+void profile_init(struct profile *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+static int profile_grow(void *arrp, size_t *cap, size_t n, size_t elem)
+{
+	void **arr = arrp;
+	size_t ncap;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	q = realloc(*arr, ncap * elem);
+	if (!q)
+		return -ENOMEM;
+	*arr = q;
+	*cap = ncap;
+	return 0;
+}
+
+void profile_free(struct profile *p)
+{
+	for (size_t i = 0; i < p->nmeta; i++) {
+		free(p->meta[i].key);
+		free(p->meta[i].value);
+	}
+	free(p->meta);
+	topo_free(&p->topo);
+	for (size_t i = 0; i < p->nprocs; i++)
+		free(p->procs[i].exe);
+	free(p->procs);
+	free(p->tasks);
+	for (size_t i = 0; i < p->nmmaps; i++)
+		free(p->mmaps[i]);
+	free(p->mmaps);
+	free(p->samples);
+	free(p->traps);
+	for (size_t i = 0; i < p->nerrors; i++)
+		free(p->errors[i].msg);
+	free(p->errors);
+	for (size_t i = 0; i < p->ntool_recs; i++)
+		free(p->tool_recs[i]);
+	free(p->tool_recs);
+	for (size_t i = 0; i < p->syms_cap; i++) {
+		free(p->syms[i].name);
+		free(p->syms[i].file);
+		free(p->syms[i].module);
+	}
+	free(p->syms);
+	profile_init(p);
+}
+
+int profile_set_meta(struct profile *p, const char *key, const char *value)
+{
+	char *k, *v;
+
+	for (size_t i = 0; i < p->nmeta; i++) {
+		if (strcmp(p->meta[i].key, key))
+			continue;
+		v = strdup(value);
+		if (!v)
+			return -ENOMEM;
+		free(p->meta[i].value);
+		p->meta[i].value = v;
+		return 0;
+	}
+	if (profile_grow(&p->meta, &p->caps[CAP_META], p->nmeta, sizeof(*p->meta)))
+		return -ENOMEM;
+	k = strdup(key);
+	v = strdup(value);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	p->meta[p->nmeta].key = k;
+	p->meta[p->nmeta].value = v;
+	p->nmeta++;
+	return 0;
+}
+
+const char *profile_meta(const struct profile *p, const char *key)
+{
+	for (size_t i = 0; i < p->nmeta; i++)
+		if (!strcmp(p->meta[i].key, key))
+			return p->meta[i].value;
+	return NULL;
+}
+
+/* The latest task of (pid, tid); threads are few, records many, so the
+ * last hit is cached. */
+static struct rec_task *profile_find_task(const struct profile *p, uint32_t pid,
+					  uint32_t tid)
+{
+	for (size_t i = p->ntasks; i-- > 0;)
+		if (p->tasks[i].tid == tid && p->tasks[i].pid == pid)
+			return &p->tasks[i];
+	return NULL;
+}
+
+const struct rec_task *profile_task_by_tid(const struct profile *p, uint32_t pid,
+					   uint32_t tid)
+{
+	return profile_find_task(p, pid, tid);
+}
+
+static int profile_add_proc(struct profile *p, const struct rec_proc *r)
+{
+	struct prof_proc *pr = NULL;
+	char *exe = strdup(r->exe);
+
+	if (!exe)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nprocs; i++)
+		if (p->procs[i].pid == r->pid)
+			pr = &p->procs[i];
+	if (pr) {
+		/* The same pid again: exec replaced the image. */
+		free(pr->exe);
+		pr->flags |= PROC_F_EXEC;
+		pr->ended = 0;
+	} else {
+		if (profile_grow(&p->procs, &p->caps[CAP_PROCS], p->nprocs, sizeof(*p->procs))) {
+			free(exe);
+			return -ENOMEM;
+		}
+		pr = &p->procs[p->nprocs++];
+		pr->pid = r->pid;
+		pr->ppid = r->ppid;
+		pr->flags = r->flags;
+		pr->start = r->time;
+		pr->ended = 0;
+	}
+	pr->exe = exe;
+	return 0;
+}
+
+static int profile_add_thread(struct profile *p, const struct rec_thread *r)
+{
+	struct rec_task *t = profile_find_task(p, r->pid, r->tid);
+	const struct prof_proc *pr = NULL;
+
+	if (t && !t->end)
+		return 0;
+	if (profile_grow(&p->tasks, &p->caps[CAP_TASKS], p->ntasks, sizeof(*p->tasks)))
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nprocs; i++)
+		if (p->procs[i].pid == r->pid)
+			pr = &p->procs[i];
+	t = &p->tasks[p->ntasks++];
+	memset(t, 0, sizeof(*t));
+	t->h.size = sizeof(*t);
+	t->h.type = REC_TASK;
+	t->index = UINT32_MAX;
+	t->pid = r->pid;
+	t->tid = r->tid;
+	t->ppid = pr ? pr->ppid : 0;
+	t->start = r->time;
+	t->flags = r->flags;
+	memcpy(t->name, r->name, sizeof(t->name));
+	return 0;
+}
+
+static void profile_end_thread(struct profile *p, const struct rec_thread_end *r)
+{
+	struct rec_task *t = profile_find_task(p, r->pid, r->tid);
+
+	if (!t)
+		return;
+	t->end = r->time;
+	t->st = r->st; /* the latest snapshot holds the totals */
+	if (r->name[0])
+		memcpy(t->name, r->name, sizeof(t->name));
+}
+
+static int profile_add_mmap(struct profile *p, const struct rec_mmap *r)
+{
+	struct rec_mmap *m;
+
+	for (size_t i = 0; i < p->nmmaps; i++) {
+		m = p->mmaps[i];
+		if (m->pid == r->pid && m->start == r->start && m->end == r->end &&
+		    m->pgoff == r->pgoff && !strcmp(m->path, r->path))
+			return 0;
+	}
+	if (profile_grow(&p->mmaps, &p->caps[CAP_MMAPS], p->nmmaps, sizeof(*p->mmaps)))
+		return -ENOMEM;
+	m = malloc(r->h.size);
+	if (!m)
+		return -ENOMEM;
+	memcpy(m, r, r->h.size);
+	m->h.flags = 0;
+	p->mmaps[p->nmmaps++] = m;
+	return 0;
+}
+
+static int profile_add_error(struct profile *p, const struct rec_error *r)
+{
+	struct prof_error *e;
+
+	for (size_t i = 0; i < p->nerrors; i++) {
+		if (p->errors[i].err == r->err && !strcmp(p->errors[i].msg, r->msg)) {
+			p->errors[i].count++;
+			return 0;
+		}
+	}
+	if (profile_grow(&p->errors, &p->caps[CAP_ERRORS], p->nerrors, sizeof(*p->errors)))
+		return -ENOMEM;
+	e = &p->errors[p->nerrors];
+	e->msg = strdup(r->msg);
+	if (!e->msg)
+		return -ENOMEM;
+	e->pid = r->pid;
+	e->tid = r->tid;
+	e->err = r->err;
+	e->count = 1;
+	p->nerrors++;
+	return 0;
+}
+
+static uint64_t profile_sym_hash(uint32_t pid, int kind, uint64_t addr)
+{
+	uint64_t h = addr ^ ((uint64_t)pid << 40) ^ ((uint64_t)kind << 60);
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+static struct prof_sym *profile_sym_slot(const struct profile *p, uint32_t pid,
+					 int kind, uint64_t addr)
+{
+	size_t i;
+
+	if (!p->syms_cap)
+		return NULL;
+	i = profile_sym_hash(pid, kind, addr) & (p->syms_cap - 1);
+	for (;; i = (i + 1) & (p->syms_cap - 1)) {
+		struct prof_sym *s = &p->syms[i];
+
+		if (!s->kind || (s->pid == pid && s->kind == kind && s->addr == addr))
+			return s;
+	}
+}
+
+const struct prof_sym *profile_sym(const struct profile *p, uint32_t pid, int kind,
+				   uint64_t addr)
+{
+	const struct prof_sym *s = profile_sym_slot(p, pid, kind, addr);
+
+	return s && s->kind ? s : NULL;
+}
+
+static int profile_sym_rehash(struct profile *p)
+{
+	struct prof_sym *old = p->syms;
+	size_t oldcap = p->syms_cap;
+
+	p->syms_cap = oldcap ? oldcap * 2 : 1024;
+	p->syms = calloc(p->syms_cap, sizeof(*p->syms));
+	if (!p->syms) {
+		p->syms = old;
+		p->syms_cap = oldcap;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].kind)
+			*profile_sym_slot(p, old[i].pid, old[i].kind, old[i].addr) = old[i];
+	free(old);
+	return 0;
+}
+
+static char *profile_strdup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+static int profile_put_sym(struct profile *p, uint32_t pid, int kind, uint64_t addr,
+			   const struct sym_info *si)
+{
+	struct prof_sym *s;
+
+	if ((p->nsyms + 1) * 2 > p->syms_cap && profile_sym_rehash(p))
+		return -ENOMEM;
+	s = profile_sym_slot(p, pid, kind, addr);
+	if (s->kind)
+		return 0;
+	s->pid = pid;
+	s->kind = (uint16_t)kind;
+	s->addr = addr;
+	s->start = si->start;
+	s->size = si->size;
+	s->line = si->line;
+	s->name = profile_strdup_or_null(si->name);
+	s->file = profile_strdup_or_null(si->file);
+	s->module = profile_strdup_or_null(si->module);
+	p->nsyms++;
+	return 0;
+}
+
+static int profile_add_sym(struct profile *p, const struct rec_sym *r)
+{
+	struct sym_info si = { 0 };
+	const char *str = r->str;
+
+	si.name = r->name_len > 1 ? str : NULL;
+	str += r->name_len;
+	si.file = r->file_len > 1 ? str : NULL;
+	str += r->file_len;
+	si.module = r->module_len > 1 ? str : NULL;
+	si.start = r->sym_start;
+	si.size = r->sym_size;
+	si.line = r->line;
+	return profile_put_sym(p, r->pid, r->kind, r->addr, &si);
+}
+
+static int profile_keep(struct profile *p, const struct rec_hdr *r)
+{
+	struct rec_hdr *c;
+
+	if (profile_grow(&p->tool_recs, &p->caps[CAP_TOOL], p->ntool_recs,
+			 sizeof(*p->tool_recs)))
+		return -ENOMEM;
+	c = malloc(r->size);
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, r, r->size);
+	c->flags = 0;
+	p->tool_recs[p->ntool_recs++] = c;
+	return 0;
+}
+
+static int profile_add_cpu(struct profile *p, const struct rec_cpu *r)
+{
+	struct topo *t = &p->topo;
+	struct topo_cpu *c = realloc(t->cpus, (size_t)(t->ncpus + 1) * sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	t->cpus = c;
+	c[t->ncpus].cpu = r->cpu;
+	c[t->ncpus].core = r->core;
+	c[t->ncpus].socket = r->socket;
+	c[t->ncpus].node = r->node;
+	t->ncpus++;
+	if (r->core >= t->ncores)
+		t->ncores = r->core + 1;
+	if (r->socket >= t->nsockets)
+		t->nsockets = r->socket + 1;
+	if (r->node >= t->nnodes)
+		t->nnodes = r->node + 1;
+	return 0;
+}
+
+int profile_add(struct profile *p, const struct rec_hdr *r)
+{
+	switch (r->type) {
+	case REC_PROC:
+		return profile_add_proc(p, (const struct rec_proc *)r);
+	case REC_PROC_END:
+		for (size_t i = 0; i < p->nprocs; i++)
+			if (p->procs[i].pid == ((const struct rec_proc_end *)r)->pid)
+				p->procs[i].ended = 1;
+		return 0;
+	case REC_THREAD:
+		return profile_add_thread(p, (const struct rec_thread *)r);
+	case REC_THREAD_END:
+		profile_end_thread(p, (const struct rec_thread_end *)r);
+		return 0;
+	case REC_TASK:
+		if (profile_grow(&p->tasks, &p->caps[CAP_TASKS], p->ntasks, sizeof(*p->tasks)))
+			return -ENOMEM;
+		p->tasks[p->ntasks++] = *(const struct rec_task *)r;
+		return 0;
+	case REC_MMAP:
+		return profile_add_mmap(p, (const struct rec_mmap *)r);
+	case REC_SAMPLE:
+		if (profile_grow(&p->samples, &p->caps[CAP_SAMPLES], p->nsamples,
+				 sizeof(*p->samples)))
+			return -ENOMEM;
+		p->samples[p->nsamples++] = *(const struct rec_sample *)r;
+		return 0;
+	case REC_TRAP:
+		if (profile_grow(&p->traps, &p->caps[CAP_TRAPS], p->ntraps, sizeof(*p->traps)))
+			return -ENOMEM;
+		p->traps[p->ntraps++] = *(const struct rec_trap *)r;
+		return 0;
+	case REC_ERROR:
+		return profile_add_error(p, (const struct rec_error *)r);
+	case REC_META: {
+		const char *k = ((const struct rec_meta *)r)->kv;
+
+		return profile_set_meta(p, k, k + strlen(k) + 1);
+	}
+	case REC_CPU:
+		return profile_add_cpu(p, (const struct rec_cpu *)r);
+	case REC_SYM:
+		return profile_add_sym(p, (const struct rec_sym *)r);
+	case REC_RUNSTATS:
+		p->run = *(const struct rec_runstats *)r;
+		p->have_run = 1;
+		return 0;
+	default:
+		return r->type >= REC_TOOL_BASE ? profile_keep(p, r) : 0;
+	}
+}
+
+static int task_cmp(const void *a, const void *b)
+{
+	const struct rec_task *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* Same instant: the process's main thread first, then by tid. */
+	if ((x->flags & THREAD_F_MAIN) != (y->flags & THREAD_F_MAIN))
+		return x->flags & THREAD_F_MAIN ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+void profile_number_tasks(struct profile *p)
+{
+	qsort(p->tasks, p->ntasks, sizeof(*p->tasks), task_cmp);
+	for (size_t i = 0; i < p->ntasks; i++)
+		p->tasks[i].index = (uint32_t)i;
+}
+
+/* ---- symbolization ---- */
+
+static int profile_sym_one(struct profile *p, struct symbolizer *s, uint32_t pid,
+			   int kind, uint64_t addr)
+{
+	struct sym_info si = { 0 };
+
+	if (!addr || profile_sym(p, pid, kind, addr))
+		return 0;
+	if (kind == SYM_CODE)
+		sym_code(s, pid, addr, &si);
+	else
+		sym_data(s, pid, addr, &si);
+	return profile_put_sym(p, pid, kind, addr, &si);
+}
+
+static int profile_sym_modules(struct profile *p, struct symbolizer *s)
+{
+	int err;
+
+	for (size_t i = 0; i < p->nmmaps; i++) {
+		const struct rec_mmap *m = p->mmaps[i];
+
+		err = sym_add_module(s, m->pid, m->start, m->end, m->pgoff, m->path,
+				     m->build_id, m->build_id_len);
+		if (err && err != -ENOENT)
+			return err;
+	}
+	/* Forked children recorded no modules of their own. */
+	for (size_t i = 0; i < p->nprocs; i++) {
+		if (!(p->procs[i].flags & PROC_F_FORK) || (p->procs[i].flags & PROC_F_EXEC))
+			continue;
+		err = sym_fork(s, p->procs[i].ppid, p->procs[i].pid);
+		if (err && err != -ENOENT)
+			return err;
+	}
+	return 0;
+}
+
+int profile_symbolize(struct profile *p, char *warn, size_t warnlen)
+{
+	struct symbolizer *s = NULL;
+	const char *stale;
+	unsigned nstale;
+	int err;
+
+	if (warnlen)
+		warn[0] = '\0';
+	err = sym_create(&s);
+	if (err)
+		return err;
+	err = profile_sym_modules(p, s);
+	for (size_t i = 0; !err && i < p->nsamples; i++) {
+		const struct rec_sample *x = &p->samples[i];
+
+		err = profile_sym_one(p, s, x->pid, SYM_CODE, x->ip);
+		if (!err && (x->flags & SAMPLE_F_ADDR) && !(x->flags & SAMPLE_F_STACK))
+			err = profile_sym_one(p, s, x->pid, SYM_DATA, x->addr);
+	}
+	for (size_t i = 0; !err && i < p->ntraps; i++) {
+		const struct rec_trap *x = &p->traps[i];
+
+		err = profile_sym_one(p, s, x->pid, SYM_CODE,
+				      x->flags & TRAP_F_INSN ? x->insn_ip : x->ip);
+		if (!err)
+			err = profile_sym_one(p, s, x->pid, SYM_DATA, x->wp_addr);
+	}
+	nstale = sym_stale(s, &stale);
+	if (nstale && warnlen)
+		snprintf(warn, warnlen, "%u module%s changed on disk since the run (%s): "
+			 "their addresses are left unsymbolized", nstale,
+			 nstale > 1 ? "s" : "", stale);
+	sym_destroy(s);
+	return err;
+}
+
+/* ---- file ---- */
+
+static int profile_write_sym(struct df_writer *w, const struct prof_sym *s)
+{
+	size_t ln = s->name ? strlen(s->name) + 1 : 1;
+	size_t lf = s->file ? strlen(s->file) + 1 : 1;
+	size_t lm = s->module ? strlen(s->module) + 1 : 1;
+	uint32_t size = REC_SIZE(sizeof(struct rec_sym) + ln + lf + lm);
+	struct rec_sym *r;
+	int err;
+
+	if (ln > UINT16_MAX)
+		ln = UINT16_MAX; /* a name that long is truncated, not the record */
+	r = calloc(1, size);
+	if (!r)
+		return -ENOMEM;
+	r->h.size = size;
+	r->h.type = REC_SYM;
+	r->pid = s->pid;
+	r->kind = s->kind;
+	r->name_len = (uint16_t)ln;
+	r->addr = s->addr;
+	r->sym_start = s->start;
+	r->sym_size = s->size;
+	r->line = s->line;
+	r->file_len = (uint32_t)lf;
+	r->module_len = (uint32_t)lm;
+	if (s->name)
+		memcpy(r->str, s->name, ln - 1);
+	if (s->file)
+		memcpy(r->str + ln, s->file, lf - 1);
+	if (s->module)
+		memcpy(r->str + ln + lf, s->module, lm - 1);
+	err = df_write(w, &r->h);
+	free(r);
+	return err;
+}
+
+static int profile_write_proc(struct df_writer *w, const struct prof_proc *pr)
+{
+	size_t n = strlen(pr->exe) + 1;
+	uint32_t size = REC_SIZE(sizeof(struct rec_proc) + n);
+	struct rec_proc *r = calloc(1, size);
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	r->h.size = size;
+	r->h.type = REC_PROC;
+	r->pid = pr->pid;
+	r->ppid = pr->ppid;
+	r->time = pr->start;
+	r->flags = pr->flags;
+	memcpy(r->exe, pr->exe, n);
+	err = df_write(w, &r->h);
+	free(r);
+	if (!err && pr->ended) {
+		struct rec_proc_end e = { .h = { sizeof(e), REC_PROC_END, 0 }, .pid = pr->pid };
+
+		err = df_write(w, &e.h);
+	}
+	return err;
+}
+
+static int profile_write_error(struct df_writer *w, const struct prof_error *e)
+{
+	size_t n = strlen(e->msg) + 1;
+	uint32_t size = REC_SIZE(sizeof(struct rec_error) + n);
+	struct rec_error *r = calloc(1, size);
+	int err = 0;
+
+	if (!r)
+		return -ENOMEM;
+	r->h.size = size;
+	r->h.type = REC_ERROR;
+	r->pid = e->pid;
+	r->tid = e->tid;
+	r->err = e->err;
+	memcpy(r->msg, e->msg, n);
+	for (unsigned i = 0; !err && i < e->count; i++)
+		err = df_write(w, &r->h);
+	free(r);
+	return err;
+}
+
+static int profile_write_body(const struct profile *p, struct df_writer *w)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < p->nmeta; i++)
+		err = df_write_meta(w, p->meta[i].key, p->meta[i].value);
+	for (int i = 0; !err && i < p->topo.ncpus; i++) {
+		const struct topo_cpu *c = &p->topo.cpus[i];
+		struct rec_cpu r = { { sizeof(r), REC_CPU, 0 }, c->cpu, c->core, c->socket, c->node };
+
+		err = df_write(w, &r.h);
+	}
+	for (size_t i = 0; !err && i < p->nprocs; i++)
+		err = profile_write_proc(w, &p->procs[i]);
+	for (size_t i = 0; !err && i < p->ntasks; i++)
+		err = df_write(w, &p->tasks[i].h);
+	for (size_t i = 0; !err && i < p->nmmaps; i++)
+		err = df_write(w, &p->mmaps[i]->h);
+	for (size_t i = 0; !err && i < p->syms_cap; i++)
+		if (p->syms[i].kind)
+			err = profile_write_sym(w, &p->syms[i]);
+	for (size_t i = 0; !err && i < p->nsamples; i++)
+		err = df_write(w, &p->samples[i].h);
+	for (size_t i = 0; !err && i < p->ntraps; i++)
+		err = df_write(w, &p->traps[i].h);
+	for (size_t i = 0; !err && i < p->nerrors; i++)
+		err = profile_write_error(w, &p->errors[i]);
+	for (size_t i = 0; !err && i < p->ntool_recs; i++)
+		err = df_write(w, p->tool_recs[i]);
+	if (!err && p->have_run)
+		err = df_write(w, &p->run.h);
+	return err;
+}
+
+int profile_write(const struct profile *p, const char *path)
+{
+	struct df_writer *w;
+	int err = df_create(&w, path);
+
+	if (err)
+		return err;
+	err = profile_write_body(p, w);
+	if (err) {
+		df_abort(w);
+		return err;
+	}
+	return df_commit(w);
+}
+
+static int profile_read_one(const struct rec_hdr *r, void *arg)
+{
+	return profile_add(arg, r);
+}
+
+int profile_read(struct profile *p, const char *path, char *err, size_t errlen)
+{
+	return df_read(path, profile_read_one, p, err, errlen);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A profile in memory: what a run collected (drained from the arena) or
+ * what a cdt.data file holds.  Both paths feed records through
+ * profile_add(), so a report of a live run and of a file are the same.
+ */
+#ifndef CDT_PROFILE_H
+#define CDT_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+#include "topo.h"
+
+struct prof_meta {
+	char *key, *value;
+};
+
+struct prof_proc {
+	uint32_t pid, ppid, flags;
+	uint64_t start;
+	int ended;
+	char *exe;
+};
+
+struct prof_sym {
+	uint32_t pid;
+	uint16_t kind; /* enum sym_kind */
+	uint64_t addr, start, size;
+	uint32_t line;
+	char *name, *file, *module; /* NULL when unknown */
+};
+
+struct prof_error {
+	uint32_t pid, tid;
+	int err;
+	char *msg;
+	unsigned count; /* identical messages are folded */
+};
+
+struct profile {
+	struct prof_meta *meta;
+	size_t nmeta;
+	struct topo topo;
+	struct prof_proc *procs;
+	size_t nprocs;
+	struct rec_task *tasks; /* by index once numbered */
+	size_t ntasks;
+	struct rec_mmap **mmaps;
+	size_t nmmaps;
+	struct rec_sample *samples;
+	size_t nsamples;
+	struct rec_trap *traps;
+	size_t ntraps;
+	struct prof_error *errors;
+	size_t nerrors;
+	struct rec_hdr **tool_recs; /* types >= REC_TOOL_BASE, for the tool */
+	size_t ntool_recs;
+	struct prof_sym *syms;   /* hash table, open addressing */
+	size_t syms_cap, nsyms;
+	struct rec_runstats run;
+	int have_run;
+	size_t caps[8]; /* growth bookkeeping */
+};
+
+void profile_init(struct profile *p);
+void profile_free(struct profile *p);
+
+/* Take one record (from the arena or a file).  Returns 0 or -errno. */
+int profile_add(struct profile *p, const struct rec_hdr *r);
+/* Number threads 0.. in creation order (thread 0: the first process's main thread). */
+void profile_number_tasks(struct profile *p);
+
+int profile_set_meta(struct profile *p, const char *key, const char *value);
+const char *profile_meta(const struct profile *p, const char *key);
+
+/* Resolve every sampled/trapped code and data address (libdw). */
+int profile_symbolize(struct profile *p, char *warn, size_t warnlen);
+const struct prof_sym *profile_sym(const struct profile *p, uint32_t pid,
+				   int kind, uint64_t addr);
+
+const struct rec_task *profile_task_by_tid(const struct profile *p, uint32_t pid,
+					   uint32_t tid);
+
+int profile_write(const struct profile *p, const char *path);
+int profile_read(struct profile *p, const char *path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Running a program under the agent: resolve and vet the program, set up
+ * the arena and the injected agent, fork/exec, drain records while it
+ * runs, forward signals, and turn how it ended into cdt's exit status.
+ */
+#ifndef CDT_RUN_H
+#define CDT_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agentcfg.h"
+#include "profile.h"
+#include "source.h"
+
+/* Exit statuses, as env(1) and timeout(1) use them. */
+#define EXIT_CDT_FAILED 125
+#define EXIT_CANNOT_EXEC 126
+#define EXIT_NOT_FOUND 127
+
+#define RUN_DEFAULT_BUFFER (8u << 20)
+
+struct run_opts {
+	const char *tool_name;  /* "record", "comm", ... for messages and meta */
+	uint32_t tool;          /* enum tool_id */
+	uint64_t tool_param[8];
+	struct source_req src;
+	size_t buffer_size;     /* arena ring bytes */
+	int quiet, verbose;
+	char **argv;            /* program and its arguments */
+};
+
+struct run_result {
+	int status;      /* cdt's exit status for this run */
+	int term_signal; /* signal that killed the program, or 0 */
+	int interrupted; /* cdt forwarded SIGINT/SIGTERM/SIGHUP */
+	int no_agent;    /* the program ran but no agent attached */
+};
+
+/*
+ * Run and collect into p (profile_init'ed by the caller).  Returns 0 when a
+ * profile was collected (res->status then carries the program's status),
+ * or a negative errno when nothing could be collected; res->status is
+ * always set, messages have gone to stderr.
+ */
+int run_program(const struct run_opts *o, struct profile *p, struct run_result *res);
+
+/* Find a program as execvp would: 0, -ENOENT or -EACCES. */
+int run_find(const char *name, char *out, size_t len);
+
+/* Default output name: cdt.data, or cdt.data.<rank> under mpirun/srun. */
+const char *run_default_output(char *buf, size_t len);
+
+/* Write p to path, reporting on stderr; returns 0 or a negative errno. */
+int run_save(const struct run_opts *o, struct profile *p, const char *path);
+
+/* Parse the options every profiling tool takes.  Returns 1 if argv[*i]
+ * was one of them (advancing *i past its argument), 0 if not, or a
+ * negative errno after printing why. */
+int run_parse_common(int argc, char **argv, int *i, struct run_opts *o,
+		     const char **output);
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Views: what a report can show of a profile.  Each tool lists its views;
+ * a view turns a profile into a table that output/ renders as text or
+ * CSV.  A new tool adds a file with its views and one line in views.c.
+ */
+#ifndef CDT_VIEWS_H
+#define CDT_VIEWS_H
+
+#include "profile.h"
+#include "table.h"
+
+struct view_opts {
+	size_t top;        /* rows at most; 0 = all */
+	const char *sort;  /* column name, or NULL for the view's default */
+	double min_share;  /* hide rows below this share of the total */
+};
+
+struct view {
+	const char *name;
+	const char *help;
+	int (*build)(const struct profile *p, const struct view_opts *o, struct table *t);
+};
+
+struct tool_views {
+	const char *tool;           /* profile meta "tool" */
+	const struct view *views;   /* NULL-terminated by name */
+	const char *const *report;  /* views of the default text report, in order */
+};
+
+const struct tool_views *views_for(const char *tool);
+const struct view *views_find(const struct tool_views *tv, const char *name);
+
+/* views_record.c */
+extern const struct tool_views views_record;
+
+/* Shared helpers for view code. */
+const char *view_kind_name(int kind);
+void view_code_loc(const struct profile *p, uint32_t pid, uint64_t ip, char *buf, size_t len);
+void view_data_obj(const struct profile *p, uint32_t pid, uint64_t addr, int stack,
+		   char *buf, size_t len, uint64_t *offset);
+
+#endif

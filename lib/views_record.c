@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Views of `cdt record` profiles: where memory samples land per thread,
+ * per function and per data object, the raw samples, and watch traps.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "views.h"
+
+/* Counts per key (a function or object name); few thousand keys at most. */
+struct agg_row {
+	char *key;
+	uint64_t n, kind[4];
+	uint64_t threads[4]; /* bitmap of the first 256 thread indices */
+};
+
+struct agg {
+	struct agg_row *rows;
+	size_t n, cap;
+	uint64_t total;
+};
+
+static struct agg_row *agg_get(struct agg *a, const char *key)
+{
+	/* Linear probing on a small open table keyed by string hash. */
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	if ((a->n + 1) * 2 > a->cap) {
+		size_t ncap = a->cap ? a->cap * 2 : 256;
+		struct agg_row *nr = calloc(ncap, sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		for (size_t k = 0; k < a->cap; k++) {
+			uint64_t hh = 1469598103934665603ull;
+
+			if (!a->rows[k].key)
+				continue;
+			for (const char *s = a->rows[k].key; *s; s++)
+				hh = (hh ^ (unsigned char)*s) * 1099511628211ull;
+			for (i = hh & (ncap - 1); nr[i].key; i = (i + 1) & (ncap - 1))
+				;
+			nr[i] = a->rows[k];
+		}
+		free(a->rows);
+		a->rows = nr;
+		a->cap = ncap;
+	}
+	for (const char *s = key; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	for (i = h & (a->cap - 1); a->rows[i].key; i = (i + 1) & (a->cap - 1))
+		if (!strcmp(a->rows[i].key, key))
+			return &a->rows[i];
+	a->rows[i].key = strdup(key);
+	if (!a->rows[i].key)
+		return NULL;
+	a->n++;
+	return &a->rows[i];
+}
+
+static void agg_free(struct agg *a)
+{
+	for (size_t i = 0; i < a->cap; i++)
+		free(a->rows[i].key);
+	free(a->rows);
+}
+
+static int agg_cmp(const void *x, const void *y)
+{
+	const struct agg_row *a = x, *b = y;
+
+	if (!a->key || !b->key)
+		return !a->key - !b->key;
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+static uint32_t thread_index(const struct profile *p, uint32_t pid, uint32_t tid)
+{
+	const struct rec_task *t = profile_task_by_tid(p, pid, tid);
+
+	return t ? t->index : UINT32_MAX;
+}
+
+static int agg_add(struct agg *a, const char *key, int kind, uint32_t thread)
+{
+	struct agg_row *r = agg_get(a, key);
+
+	if (!r)
+		return -ENOMEM;
+	r->n++;
+	r->kind[kind & 3]++;
+	if (thread < 256)
+		r->threads[thread / 64] |= 1ull << (thread % 64);
+	a->total++;
+	return 0;
+}
+
+static int agg_table(struct agg *a, const struct view_opts *o, struct table *t)
+{
+	size_t shown = 0;
+	int err = 0;
+
+	qsort(a->rows, a->cap, sizeof(*a->rows), agg_cmp);
+	for (size_t i = 0; i < a->n && !err; i++) {
+		const struct agg_row *r = &a->rows[i];
+		int nthr = 0;
+
+		if (o->top && shown >= o->top)
+			break;
+		if (a->total && (double)r->n / (double)a->total < o->min_share)
+			continue;
+		for (int k = 0; k < 4; k++)
+			nthr += __builtin_popcountll(r->threads[k]);
+		err = table_row(t);
+		if (!err)
+			err = table_cell(t, "%s", r->key) ||
+			      table_cell(t, "%" PRIu64, r->n) ||
+			      table_cell(t, "%.1f", a->total ? 100.0 * (double)r->n / (double)a->total : 0) ||
+			      table_cell(t, "%" PRIu64, r->kind[MEM_LOAD]) ||
+			      table_cell(t, "%" PRIu64, r->kind[MEM_STORE]) ||
+			      table_cell(t, "%" PRIu64, r->kind[MEM_RMW]) ||
+			      table_cell(t, "%d", nthr) ? -ENOMEM : 0;
+		shown++;
+	}
+	if (!err && shown < a->n)
+		snprintf(t->note, sizeof(t->note), "(%zu more not shown; --top 0 --show-all lists all)",
+			 a->n - shown);
+	return err;
+}
+
+static int view_functions(const struct profile *p, const struct view_opts *o, struct table *t)
+{
+	static const char *const cols[] = { "function", "samples:r", "percent:r", "loads:r",
+					     "stores:r", "rmw:r", "threads:r", NULL };
+	struct agg a = { 0 };
+	char loc[512];
+	int err = 0;
+
+	table_init(t, "Memory samples by function", cols);
+	for (size_t i = 0; i < p->nsamples && !err; i++) {
+		const struct rec_sample *s = &p->samples[i];
+
+		if (!(s->flags & SAMPLE_F_ADDR))
+			continue;
+		view_code_loc(p, s->pid, s->ip, loc, sizeof(loc));
+		err = agg_add(&a, loc, s->kind, thread_index(p, s->pid, s->tid));
+	}
+	if (!err)
+		err = agg_table(&a, o, t);
+	agg_free(&a);
+	return err;
+}
+
+static int view_objects(const struct profile *p, const struct view_opts *o, struct table *t)
+{
+	static const char *const cols[] = { "object", "samples:r", "percent:r", "loads:r",
+					     "stores:r", "rmw:r", "threads:r", NULL };
+	struct agg a = { 0 };
+	char obj[512];
+	uint64_t off;
+	int err = 0;
+
+	table_init(t, "Memory samples by data object", cols);
+	for (size_t i = 0; i < p->nsamples && !err; i++) {
+		const struct rec_sample *s = &p->samples[i];
+
+		if (!(s->flags & SAMPLE_F_ADDR))
+			continue;
+		view_data_obj(p, s->pid, s->addr, s->flags & SAMPLE_F_STACK, obj, sizeof(obj), &off);
+		err = agg_add(&a, obj, s->kind, thread_index(p, s->pid, s->tid));
+	}
+	if (!err)
+		err = agg_table(&a, o, t);
+	agg_free(&a);
+	return err;
+}
+
+static int view_threads(const struct profile *p, const struct view_opts *o, struct table *t)
+{
+	static const char *const cols[] = { "thread:r", "pid:r", "tid:r", "name", "samples:r",
+					     "mem_samples:r", "loads:r", "stores:r", "rmw:r",
+					     "traps:r", "handler_us:r", NULL };
+	uint64_t (*kinds)[4] = calloc(p->ntasks + 1, sizeof(*kinds));
+	int err = 0;
+
+	(void)o;
+	if (!kinds)
+		return -ENOMEM;
+	table_init(t, "Threads", cols);
+	for (size_t i = 0; i < p->nsamples; i++) {
+		uint32_t x = thread_index(p, p->samples[i].pid, p->samples[i].tid);
+
+		kinds[x < p->ntasks ? x : p->ntasks][p->samples[i].kind & 3]++;
+	}
+	for (size_t i = 0; i < p->ntasks && !err; i++) {
+		const struct rec_task *k = &p->tasks[i];
+		uint64_t ns = k->st.handler_ns + k->st.trap_ns;
+		uint64_t n = k->st.samples + k->st.steps + k->st.traps;
+
+		err = table_row(t) ||
+		      table_cell(t, "%u", k->index) || table_cell(t, "%u", k->pid) ||
+		      table_cell(t, "%u", k->tid) || table_cell(t, "%.16s", k->name) ||
+		      table_cell(t, "%" PRIu64, k->st.samples) ||
+		      table_cell(t, "%" PRIu64, kinds[i][1] + kinds[i][2] + kinds[i][3]) ||
+		      table_cell(t, "%" PRIu64, kinds[i][MEM_LOAD]) ||
+		      table_cell(t, "%" PRIu64, kinds[i][MEM_STORE]) ||
+		      table_cell(t, "%" PRIu64, kinds[i][MEM_RMW]) ||
+		      table_cell(t, "%" PRIu64, k->st.traps) ||
+		      table_cell(t, "%.2f", n ? (double)ns / (double)n / 1000.0 : 0) ? -ENOMEM : 0;
+	}
+	free(kinds);
+	return err;
+}
+
+static int view_samples(const struct profile *p, const struct view_opts *o, struct table *t)
+{
+	static const char *const cols[] = { "thread", "pid", "tid", "time_ns", "cpu", "kind",
+					     "size", "addr", "ip", "function", "file", "line",
+					     "object", "offset", "flags", NULL };
+	uint64_t t0 = p->nsamples ? p->samples[0].time : 0;
+	int err = 0;
+
+	table_init(t, "Samples", cols);
+	for (size_t i = 0; i < p->nsamples; i++)
+		if (p->samples[i].time < t0)
+			t0 = p->samples[i].time;
+	for (size_t i = 0; i < p->nsamples && !err; i++) {
+		const struct rec_sample *s = &p->samples[i];
+		const struct prof_sym *c = profile_sym(p, s->pid, SYM_CODE, s->ip);
+		char obj[512];
+		uint64_t off;
+
+		if (o->top && i >= o->top)
+			break;
+		view_data_obj(p, s->pid, s->addr, s->flags & SAMPLE_F_STACK, obj, sizeof(obj), &off);
+		err = table_row(t) ||
+		      table_cell(t, "%u", thread_index(p, s->pid, s->tid)) ||
+		      table_cell(t, "%u", s->pid) || table_cell(t, "%u", s->tid) ||
+		      table_cell(t, "%" PRIu64, s->time - t0) || table_cell(t, "%u", s->cpu) ||
+		      table_cell(t, "%s", view_kind_name(s->kind)) ||
+		      table_cell(t, "%u", s->size) ||
+		      table_cell(t, "0x%" PRIx64, s->addr) || table_cell(t, "0x%" PRIx64, s->ip) ||
+		      table_cell(t, "%s", c && c->name ? c->name : "") ||
+		      table_cell(t, "%s", c && c->file ? c->file : "") ||
+		      table_cell(t, "%u", c ? c->line : 0) ||
+		      table_cell(t, "%s", (s->flags & SAMPLE_F_ADDR) ? obj : "") ||
+		      table_cell(t, "%" PRIu64, off) ||
+		      table_cell(t, "%s%s%s", s->flags & SAMPLE_F_ADDR ? "a" : "",
+				 s->flags & SAMPLE_F_STEP ? "s" : "",
+				 s->flags & SAMPLE_F_STACK ? "k" : "") ? -ENOMEM : 0;
+	}
+	return err;
+}
+
+static int view_traps(const struct profile *p, const struct view_opts *o, struct table *t)
+{
+	static const char *const cols[] = { "thread", "tid", "time_ns", "watched", "object",
+					    "kind", "size", "insn", "location", NULL };
+	int err = 0;
+
+	table_init(t, "Watchpoint traps", cols);
+	for (size_t i = 0; i < p->ntraps && !err; i++) {
+		const struct rec_trap *x = &p->traps[i];
+		uint64_t ip = x->flags & TRAP_F_INSN ? x->insn_ip : x->ip, off;
+		char loc[512], obj[512];
+
+		if (o->top && i >= o->top)
+			break;
+		view_code_loc(p, x->pid, ip, loc, sizeof(loc));
+		view_data_obj(p, x->pid, x->wp_addr, 0, obj, sizeof(obj), &off);
+		err = table_row(t) ||
+		      table_cell(t, "%u", thread_index(p, x->pid, x->tid)) ||
+		      table_cell(t, "%u", x->tid) || table_cell(t, "%" PRIu64, x->time) ||
+		      table_cell(t, "0x%" PRIx64, x->wp_addr) || table_cell(t, "%s", obj) ||
+		      table_cell(t, "%s", x->flags & TRAP_F_EXEC ? "exec" : view_kind_name(x->kind)) ||
+		      table_cell(t, "%u", x->size) || table_cell(t, "0x%" PRIx64, ip) ||
+		      table_cell(t, "%s", loc) ? -ENOMEM : 0;
+	}
+	return err;
+}
+
+static int view_summary(const struct profile *p, const struct view_opts *o, struct table *t)
+{
+	static const char *const cols[] = { "key", "value", NULL };
+	uint64_t k[4] = { 0 }, addr = 0, st_samples = 0, st_ns = 0, st_steps = 0, fail = 0;
+	int err = 0;
+
+	(void)o;
+	table_init(t, NULL, cols);
+	for (size_t i = 0; i < p->nsamples; i++) {
+		k[p->samples[i].kind & 3]++;
+		addr += !!(p->samples[i].flags & SAMPLE_F_ADDR);
+	}
+	for (size_t i = 0; i < p->ntasks; i++) {
+		st_samples += p->tasks[i].st.samples;
+		st_steps += p->tasks[i].st.steps;
+		st_ns += p->tasks[i].st.handler_ns;
+		fail += p->tasks[i].st.decode_fail;
+	}
+#define KV(key, ...) (table_row(t) || table_cell(t, "%s", key) || table_cell(t, __VA_ARGS__))
+	for (size_t i = 0; i < p->nmeta && !err; i++)
+		err = KV(p->meta[i].key, "%s", p->meta[i].value);
+	if (!err && p->have_run) {
+		double secs = (double)(p->run.end_ns - p->run.start_ns) / 1e9;
+
+		err = KV("duration_s", "%.3f", secs) ||
+		      KV("exit_status", "%d", p->run.exit_status) ||
+		      KV("ended", "%s", p->run.term_signal ? "killed by a signal" :
+				       p->run.incomplete ? "interrupted" : "normally") ||
+		      KV("dropped_records", "%" PRIu64, p->run.dropped_records);
+	}
+	if (!err)
+		err = KV("processes", "%zu", p->nprocs) || KV("threads", "%zu", p->ntasks) ||
+		      KV("samples_taken", "%" PRIu64, st_samples) ||
+		      KV("memory_samples", "%zu", p->nsamples) ||
+		      KV("with_address", "%" PRIu64, addr) ||
+		      KV("loads", "%" PRIu64, k[MEM_LOAD]) ||
+		      KV("stores", "%" PRIu64, k[MEM_STORE]) ||
+		      KV("rmw", "%" PRIu64, k[MEM_RMW]) ||
+		      KV("decode_failures", "%" PRIu64, fail) ||
+		      KV("single_steps", "%" PRIu64, st_steps) ||
+		      KV("traps", "%zu", p->ntraps) ||
+		      KV("us_per_sample", "%.2f", st_samples ? (double)st_ns / (double)st_samples / 1000.0 : 0);
+	for (size_t i = 0; i < p->nerrors && !err; i++)
+		err = KV("agent_error", "%s (%s) x%u", p->errors[i].msg,
+			 strerror(p->errors[i].err), p->errors[i].count);
+#undef KV
+	return err ? -ENOMEM : 0;
+}
+
+static const struct view record_views[] = {
+	{ "summary", "run settings and totals", view_summary },
+	{ "threads", "per thread: samples by kind, agent cost", view_threads },
+	{ "functions", "memory samples by function and source line", view_functions },
+	{ "objects", "memory samples by data object", view_objects },
+	{ "samples", "every sample (CSV is the useful form)", view_samples },
+	{ "traps", "watchpoint traps from --watch", view_traps },
+	{ NULL, NULL, NULL },
+};
+
+static const char *const record_report[] = { "summary", "threads", "functions", "objects",
+					     "traps", NULL };
+
+const struct tool_views views_record = { "record", record_views, record_report };

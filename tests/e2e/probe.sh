@@ -1,0 +1,120 @@
+#!/bin/sh
+# cdt probe: every documented key, in text and CSV; the debug-register and
+# trap checks pass; the sample source matches the PMU the host reports.
+set -u
+
+: "${CDT:?CDT must name the cdt binary}"
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+fail() {
+	echo "probe.sh: $*" >&2
+	exit 1
+}
+
+keys="version kernel perf_event_paranoid max_sample_rate cpu hypervisor libpfm4
+libpfm4_pmu hw_pmu mem_events mem_events_open debug_registers watchpoint_trap
+sigtrap cpus cores sockets numa_nodes source.record source.comm source.numa
+source.fvar source.membound"
+
+"$CDT" probe >"$tmp/text" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] || fail "cdt probe: expected exit 0, got $rc; stderr: $(cat "$tmp/err")"
+
+"$CDT" probe --csv >"$tmp/csv" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] || fail "cdt probe --csv: expected exit 0, got $rc; stderr: $(cat "$tmp/err")"
+
+# Text: "key:" then spaces then the value; detail follows in parentheses.
+text_value() {
+	awk -v k="$1" 'index($0, k ":") == 1 { sub(/^[^:]*:[ ]+/, ""); sub(/  \(.*$/, ""); print; exit }' "$tmp/text"
+}
+
+# CSV (RFC 4180): count fields of every record, honouring quotes; print
+# "key<TAB>value" for each record after the header.
+awk '
+BEGIN { bad = 0 }
+{
+	sub(/\r$/, "")
+	n = 0; f = ""; q = 0; key = ""; val = ""
+	for (i = 1; i <= length($0); i++) {
+		c = substr($0, i, 1)
+		if (q) {
+			if (c == "\"") {
+				if (substr($0, i + 1, 1) == "\"") { f = f c; i++ } else q = 0
+			} else f = f c
+		} else if (c == "\"") q = 1
+		else if (c == ",") { n++; if (n == 1) key = f; if (n == 2) val = f; f = "" }
+		else f = f c
+	}
+	n++
+	if (q) { print "unterminated quote on line " NR > "/dev/stderr"; bad = 1 }
+	if (n != 3) { print "line " NR " has " n " fields: " $0 > "/dev/stderr"; bad = 1 }
+	if (NR > 1) print key "\t" val
+}
+END { exit bad }' "$tmp/csv" >"$tmp/kv" || fail "CSV rows must have exactly 3 fields (key,value,detail)"
+
+head -n 1 "$tmp/csv" | tr -d '\r' | grep -qx 'key,value,detail' ||
+	fail "CSV header: expected 'key,value,detail', found '$(head -n 1 "$tmp/csv")'"
+# RFC 4180 records end in CRLF.
+[ "$(head -n 1 "$tmp/csv" | od -An -c | tr -d ' \n' | tail -c 4)" = '\r\n' ] ||
+	fail "CSV records must end in CRLF"
+
+csv_value() {
+	awk -F '\t' -v k="$1" '$1 == k { print $2; exit }' "$tmp/kv"
+}
+
+for k in $keys; do
+	grep -q "^$k:" "$tmp/text" || fail "text output lacks key '$k'"
+	awk -F '\t' -v k="$k" '$1 == k { f = 1 } END { exit !f }' "$tmp/kv" ||
+		fail "CSV output lacks key '$k'"
+	[ "$(text_value "$k")" = "$(csv_value "$k")" ] ||
+		fail "key '$k': text says '$(text_value "$k")', CSV says '$(csv_value "$k")'"
+done
+nkeys=$(echo $keys | wc -w)
+[ "$(wc -l <"$tmp/kv")" -eq "$nkeys" ] ||
+	fail "CSV: expected $nkeys records, found $(wc -l <"$tmp/kv")"
+
+# Debug registers: x86 has four; other architectures report what they have.
+dr=$(csv_value debug_registers)
+case $(uname -m) in
+x86_64 | i?86) [ "$dr" = 4 ] || fail "debug_registers: expected 4 on x86, found '$dr'" ;;
+*) [ "$dr" -ge 1 ] 2>/dev/null || fail "debug_registers: expected >= 1, found '$dr'" ;;
+esac
+
+[ "$(csv_value watchpoint_trap)" = ok ] ||
+	fail "watchpoint_trap: expected ok, found '$(csv_value watchpoint_trap)': $(grep '^watchpoint_trap' "$tmp/text")"
+[ "$(csv_value sigtrap)" = yes ] || fail "sigtrap: expected yes, found '$(csv_value sigtrap)'"
+
+[ "$(csv_value cpus)" -eq "$(getconf _NPROCESSORS_ONLN)" ] ||
+	fail "cpus: expected $(getconf _NPROCESSORS_ONLN), found '$(csv_value cpus)'"
+
+# Without a hardware PMU every tool must fall back to soft and say why.
+hw=$(csv_value hw_pmu)
+case $hw in
+no)
+	for t in record comm numa fvar membound; do
+		[ "$(csv_value "source.$t")" = soft ] ||
+			fail "source.$t: expected soft without a PMU, found '$(csv_value "source.$t")'"
+	done
+	grep -q '^source.record: *soft  (no hardware PMU' "$tmp/text" ||
+		fail "source.record must give the no-PMU reason: $(grep '^source.record' "$tmp/text")"
+	[ "$(csv_value mem_events_open)" = no ] || fail "mem_events_open: expected no without a PMU"
+	;;
+yes)
+	src=$(csv_value source.record)
+	[ "$src" = pmu ] || [ "$src" = soft ] || fail "source.record: expected pmu or soft, found '$src'"
+	;;
+*) fail "hw_pmu: expected yes or no, found '$hw'" ;;
+esac
+
+# Bad usage: exit 125, a message on stderr, nothing on stdout.
+"$CDT" probe --no-such-option >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 125 ] || fail "cdt probe --no-such-option: expected exit 125, got $rc"
+[ -s "$tmp/err" ] || fail "cdt probe --no-such-option: expected a message on stderr"
+[ ! -s "$tmp/out" ] || fail "cdt probe --no-such-option: expected no stdout"
+
+"$CDT" probe --help >"$tmp/out" 2>&1 || fail "cdt probe --help: expected exit 0"
+grep -q -- '--csv' "$tmp/out" || fail "cdt probe --help must list --csv"
+exit 0
