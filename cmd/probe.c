@@ -20,6 +20,7 @@
 #include "agentcfg.h"
 #include "events.h"
 #include "record.h"
+#include "run.h"
 #include "source.h"
 #include "topo.h"
 
@@ -55,8 +56,6 @@ static unsigned long siginfo_perf_data(const siginfo_t *si)
 #define PROBE_MAX_WP 16
 #define PROBE_SIG_DATA 0xcd7c0ffeeul
 #define KEY_WIDTH 21 /* longest key, "perf_event_paranoid:" plus a space */
-
-enum { PROBE_EXIT_FAIL = 125 };
 
 struct out {
 	int csv;
@@ -435,6 +434,7 @@ static void probe_sources(const struct out *o, const struct events_host *h)
 
 static void usage(FILE *f)
 {
+	/* Only --help prints this, to stdout; errors get one line. */
 	fputs("usage: cdt probe [--csv]\n"
 	      "Report what this machine offers cdt: kernel, perf_event_paranoid, CPU and\n"
 	      "PMU, precise memory events, debug registers, sigtrap, topology, and the\n"
@@ -464,17 +464,17 @@ int cmd_probe(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return fflush(stdout) ? PROBE_EXIT_FAIL : 0;
+			return fflush(stdout) ? EXIT_CDT_FAILED : 0;
 		default:
-			fprintf(stderr, "cdt probe: unknown option '%s'\n", argv[optind - 1]);
-			usage(stderr);
-			return PROBE_EXIT_FAIL;
+			fprintf(stderr, "cdt probe: unknown option '%s'; try 'cdt probe --help'\n",
+				argv[optind - 1]);
+			return EXIT_CDT_FAILED;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "cdt probe: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return PROBE_EXIT_FAIL;
+		fprintf(stderr, "cdt probe: unexpected argument '%s'; try 'cdt probe --help'\n",
+			argv[optind]);
+		return EXIT_CDT_FAILED;
 	}
 
 	if (o.csv)
@@ -495,7 +495,7 @@ int cmd_probe(int argc, char **argv)
 
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "cdt probe: writing the report failed: %s\n", strerror(errno));
-		return PROBE_EXIT_FAIL;
+		return EXIT_CDT_FAILED;
 	}
 	return 0;
 }

@@ -18,7 +18,7 @@
 struct report_opts {
 	const char *input;
 	const char *view;
-	int csv, width, show_all;
+	int csv, width, show_all, top_set;
 	struct view_opts vo;
 };
 
@@ -96,6 +96,7 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 			if (r < 0 || cliopt_u64("--top", v, 0, &n))
 				return -EINVAL;
 			o->vo.top = (size_t)n;
+			o->top_set = 1;
 		} else if ((r = cliopt_match(argc, argv, &i, NULL, "--width", &v))) {
 			if (r < 0 || cliopt_u64("--width", v, 0, &n) || n < 40 || n > 10000) {
 				fprintf(stderr, "cdt report: --width takes 40 to 10000\n");
@@ -129,8 +130,11 @@ int cmd_report(int argc, char **argv)
 		return r > 0 ? 0 : EXIT_CDT_FAILED;
 	if (!o.input)
 		o.input = "cdt.data";
-	if (o.show_all)
+	/* CSV feeds pipelines: every row unless asked otherwise. */
+	if (o.show_all || o.csv)
 		o.vo.min_share = 0;
+	if (o.csv && !o.top_set)
+		o.vo.top = 0;
 	profile_init(&p);
 	r = profile_read(&p, o.input, err, sizeof(err));
 	if (r) {

@@ -129,14 +129,16 @@ void events_attr(const struct agent_event *ev, struct perf_event_attr *attr)
 	attr->config2 = ev->config2;
 	attr->precise_ip = ev->precise_ip;
 	attr->disabled = 1;
-	/* The agent measures the program, not the kernel it calls. */
+	/* As the agent opens it: user level only, a synchronous trap per sample. */
 	attr->exclude_kernel = 1;
 	attr->exclude_hv = 1;
 	if (ev->period) {
 		attr->sample_period = ev->period;
 		attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 				    PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-				    PERF_SAMPLE_CPU;
+				    PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT;
+		attr->sigtrap = 1;
+		attr->remove_on_exec = 1;
 	}
 }
 

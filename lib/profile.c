@@ -102,8 +102,7 @@ const char *profile_meta(const struct profile *p, const char *key)
 	return NULL;
 }
 
-/* The latest task of (pid, tid); threads are few, records many, so the
- * last hit is cached. */
+/* The latest task of (pid, tid). */
 static struct rec_task *profile_find_task(const struct profile *p, uint32_t pid,
 					  uint32_t tid)
 {
@@ -114,26 +113,58 @@ static struct rec_task *profile_find_task(const struct profile *p, uint32_t pid,
 }
 
 const struct rec_task *profile_task_by_tid(const struct profile *p, uint32_t pid,
-					   uint32_t tid)
+					   uint32_t tid, uint64_t time)
 {
-	return profile_find_task(p, pid, tid);
+	const struct rec_task *any = NULL;
+
+	for (size_t i = p->ntasks; i-- > 0;) {
+		const struct rec_task *t = &p->tasks[i];
+
+		if (t->tid != tid || t->pid != pid)
+			continue;
+		if (t->start <= time)
+			return t;
+		any = t;
+	}
+	return any;
+}
+
+static struct prof_proc *profile_find_proc(const struct profile *p, uint32_t pid)
+{
+	for (size_t i = 0; i < p->nprocs; i++)
+		if (p->procs[i].pid == pid)
+			return &p->procs[i];
+	return NULL;
+}
+
+uint32_t profile_image(const struct profile *p, uint32_t pid, uint64_t time)
+{
+	const struct prof_proc *pr = profile_find_proc(p, pid);
+	uint32_t gen = 0;
+
+	for (unsigned i = 0; pr && i < pr->nexec; i++)
+		if (pr->exec_time[i] <= time)
+			gen = i + 1;
+	return pid | gen << 22;
 }
 
 static int profile_add_proc(struct profile *p, const struct rec_proc *r)
 {
-	struct prof_proc *pr = NULL;
+	struct prof_proc *pr = profile_find_proc(p, r->pid);
 	char *exe = strdup(r->exe);
 
 	if (!exe)
 		return -ENOMEM;
-	for (size_t i = 0; i < p->nprocs; i++)
-		if (p->procs[i].pid == r->pid)
-			pr = &p->procs[i];
 	if (pr) {
-		/* The same pid again: exec replaced the image. */
+		/* The same pid again: exec replaced the image and its threads. */
 		free(pr->exe);
 		pr->flags |= PROC_F_EXEC;
 		pr->ended = 0;
+		if (pr->nexec < PROF_MAX_EXEC)
+			pr->exec_time[pr->nexec++] = r->time;
+		for (size_t i = 0; i < p->ntasks; i++)
+			if (p->tasks[i].pid == r->pid && !p->tasks[i].end)
+				p->tasks[i].end = r->time;
 	} else {
 		if (profile_grow(&p->procs, &p->caps[CAP_PROCS], p->nprocs, sizeof(*p->procs))) {
 			free(exe);
@@ -145,6 +176,7 @@ static int profile_add_proc(struct profile *p, const struct rec_proc *r)
 		pr->flags = r->flags;
 		pr->start = r->time;
 		pr->ended = 0;
+		pr->nexec = 0;
 	}
 	pr->exe = exe;
 	return 0;
@@ -153,15 +185,12 @@ static int profile_add_proc(struct profile *p, const struct rec_proc *r)
 static int profile_add_thread(struct profile *p, const struct rec_thread *r)
 {
 	struct rec_task *t = profile_find_task(p, r->pid, r->tid);
-	const struct prof_proc *pr = NULL;
+	const struct prof_proc *pr = profile_find_proc(p, r->pid);
 
 	if (t && !t->end)
 		return 0;
 	if (profile_grow(&p->tasks, &p->caps[CAP_TASKS], p->ntasks, sizeof(*p->tasks)))
 		return -ENOMEM;
-	for (size_t i = 0; i < p->nprocs; i++)
-		if (p->procs[i].pid == r->pid)
-			pr = &p->procs[i];
 	t = &p->tasks[p->ntasks++];
 	memset(t, 0, sizeof(*t));
 	t->h.size = sizeof(*t);
@@ -259,10 +288,18 @@ static struct prof_sym *profile_sym_slot(const struct profile *p, uint32_t pid,
 	}
 }
 
-const struct prof_sym *profile_sym(const struct profile *p, uint32_t pid, int kind,
-				   uint64_t addr)
+static const struct prof_sym *profile_sym_key(const struct profile *p, uint32_t key,
+					      int kind, uint64_t addr)
 {
-	const struct prof_sym *s = profile_sym_slot(p, pid, kind, addr);
+	const struct prof_sym *s = profile_sym_slot(p, key, kind, addr);
+
+	return s && s->kind ? s : NULL;
+}
+
+const struct prof_sym *profile_sym(const struct profile *p, uint32_t pid, uint64_t time,
+				   int kind, uint64_t addr)
+{
+	const struct prof_sym *s = profile_sym_slot(p, profile_image(p, pid, time), kind, addr);
 
 	return s && s->kind ? s : NULL;
 }
@@ -373,11 +410,13 @@ int profile_add(struct profile *p, const struct rec_hdr *r)
 	switch (r->type) {
 	case REC_PROC:
 		return profile_add_proc(p, (const struct rec_proc *)r);
-	case REC_PROC_END:
-		for (size_t i = 0; i < p->nprocs; i++)
-			if (p->procs[i].pid == ((const struct rec_proc_end *)r)->pid)
-				p->procs[i].ended = 1;
+	case REC_PROC_END: {
+		struct prof_proc *pr = profile_find_proc(p, ((const struct rec_proc_end *)r)->pid);
+
+		if (pr)
+			pr->ended = 1;
 		return 0;
+	}
 	case REC_THREAD:
 		return profile_add_thread(p, (const struct rec_thread *)r);
 	case REC_THREAD_END:
@@ -443,17 +482,18 @@ void profile_number_tasks(struct profile *p)
 /* ---- symbolization ---- */
 
 static int profile_sym_one(struct profile *p, struct symbolizer *s, uint32_t pid,
-			   int kind, uint64_t addr)
+			   uint64_t time, int kind, uint64_t addr)
 {
+	uint32_t key = profile_image(p, pid, time);
 	struct sym_info si = { 0 };
 
-	if (!addr || profile_sym(p, pid, kind, addr))
+	if (!addr || profile_sym_key(p, key, kind, addr))
 		return 0;
 	if (kind == SYM_CODE)
-		sym_code(s, pid, addr, &si);
+		sym_code(s, key, addr, &si);
 	else
-		sym_data(s, pid, addr, &si);
-	return profile_put_sym(p, pid, kind, addr, &si);
+		sym_data(s, key, addr, &si);
+	return profile_put_sym(p, key, kind, addr, &si);
 }
 
 static int profile_sym_modules(struct profile *p, struct symbolizer *s)
@@ -463,16 +503,19 @@ static int profile_sym_modules(struct profile *p, struct symbolizer *s)
 	for (size_t i = 0; i < p->nmmaps; i++) {
 		const struct rec_mmap *m = p->mmaps[i];
 
-		err = sym_add_module(s, m->pid, m->start, m->end, m->pgoff, m->path,
-				     m->build_id, m->build_id_len);
+		err = sym_add_module(s, profile_image(p, m->pid, m->time), m->start, m->end,
+				     m->pgoff, m->path, m->build_id, m->build_id_len);
 		if (err && err != -ENOENT)
 			return err;
 	}
-	/* Forked children recorded no modules of their own. */
+	/* A forked child starts with its parent's image and records no modules. */
 	for (size_t i = 0; i < p->nprocs; i++) {
-		if (!(p->procs[i].flags & PROC_F_FORK) || (p->procs[i].flags & PROC_F_EXEC))
+		const struct prof_proc *pr = &p->procs[i];
+
+		if (!(pr->flags & PROC_F_FORK))
 			continue;
-		err = sym_fork(s, p->procs[i].ppid, p->procs[i].pid);
+		err = sym_fork(s, profile_image(p, pr->ppid, pr->start),
+			       profile_image(p, pr->pid, pr->start));
 		if (err && err != -ENOENT)
 			return err;
 	}
@@ -495,17 +538,17 @@ int profile_symbolize(struct profile *p, char *warn, size_t warnlen)
 	for (size_t i = 0; !err && i < p->nsamples; i++) {
 		const struct rec_sample *x = &p->samples[i];
 
-		err = profile_sym_one(p, s, x->pid, SYM_CODE, x->ip);
+		err = profile_sym_one(p, s, x->pid, x->time, SYM_CODE, x->ip);
 		if (!err && (x->flags & SAMPLE_F_ADDR) && !(x->flags & SAMPLE_F_STACK))
-			err = profile_sym_one(p, s, x->pid, SYM_DATA, x->addr);
+			err = profile_sym_one(p, s, x->pid, x->time, SYM_DATA, x->addr);
 	}
 	for (size_t i = 0; !err && i < p->ntraps; i++) {
 		const struct rec_trap *x = &p->traps[i];
 
-		err = profile_sym_one(p, s, x->pid, SYM_CODE,
+		err = profile_sym_one(p, s, x->pid, x->time, SYM_CODE,
 				      x->flags & TRAP_F_INSN ? x->insn_ip : x->ip);
 		if (!err)
-			err = profile_sym_one(p, s, x->pid, SYM_DATA, x->wp_addr);
+			err = profile_sym_one(p, s, x->pid, x->time, SYM_DATA, x->wp_addr);
 	}
 	nstale = sym_stale(s, &stale);
 	if (nstale && warnlen)
@@ -554,6 +597,7 @@ static int profile_write_sym(struct df_writer *w, const struct prof_sym *s)
 	return err;
 }
 
+/* One REC_PROC per image, so a reader rebuilds the exec times. */
 static int profile_write_proc(struct df_writer *w, const struct prof_proc *pr)
 {
 	size_t n = strlen(pr->exe) + 1;
@@ -568,9 +612,14 @@ static int profile_write_proc(struct df_writer *w, const struct prof_proc *pr)
 	r->pid = pr->pid;
 	r->ppid = pr->ppid;
 	r->time = pr->start;
-	r->flags = pr->flags;
+	r->flags = pr->flags & ~(uint32_t)PROC_F_EXEC;
 	memcpy(r->exe, pr->exe, n);
 	err = df_write(w, &r->h);
+	for (unsigned i = 0; !err && i < pr->nexec; i++) {
+		r->time = pr->exec_time[i];
+		r->flags = PROC_F_EXEC;
+		err = df_write(w, &r->h);
+	}
 	free(r);
 	if (!err && pr->ended) {
 		struct rec_proc_end e = { .h = { sizeof(e), REC_PROC_END, 0 }, .pid = pr->pid };

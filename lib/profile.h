@@ -17,15 +17,20 @@ struct prof_meta {
 	char *key, *value;
 };
 
+#define PROF_MAX_EXEC 15
+
+/* One pid; each exec starts a new image with modules of its own. */
 struct prof_proc {
 	uint32_t pid, ppid, flags;
 	uint64_t start;
 	int ended;
-	char *exe;
+	char *exe; /* of the latest image */
+	unsigned nexec;
+	uint64_t exec_time[PROF_MAX_EXEC];
 };
 
 struct prof_sym {
-	uint32_t pid;
+	uint32_t pid; /* image key: profile_image() */
 	uint16_t kind; /* enum sym_kind */
 	uint64_t addr, start, size;
 	uint32_t line;
@@ -77,11 +82,18 @@ const char *profile_meta(const struct profile *p, const char *key);
 
 /* Resolve every sampled/trapped code and data address (libdw). */
 int profile_symbolize(struct profile *p, char *warn, size_t warnlen);
-const struct prof_sym *profile_sym(const struct profile *p, uint32_t pid,
+/*
+ * The image a pid ran at a time: the pid itself until its first exec,
+ * then pid | generation << 22 (pids stay below 2^22).  Symbols are keyed
+ * by image, since exec reuses the pid with other modules.
+ */
+uint32_t profile_image(const struct profile *p, uint32_t pid, uint64_t time);
+const struct prof_sym *profile_sym(const struct profile *p, uint32_t pid, uint64_t time,
 				   int kind, uint64_t addr);
 
+/* The thread (pid, tid) was at `time` (tids are reused across exec). */
 const struct rec_task *profile_task_by_tid(const struct profile *p, uint32_t pid,
-					   uint32_t tid);
+					   uint32_t tid, uint64_t time);
 
 int profile_write(const struct profile *p, const char *path);
 int profile_read(struct profile *p, const char *path, char *err, size_t errlen);

@@ -759,18 +759,17 @@ static const struct sym_inst *proc_find(struct sym_proc *p, uint64_t addr)
 }
 
 /*
- * The load bias that maps [start, end) at file offset pgoff onto one of
+ * The load bias that maps [start, ...) at file offset pgoff onto one of
  * f's PT_LOAD segments: runtime = vaddr + bias, and file offset pgoff sits
  * at vaddr p_vaddr + (pgoff - p_offset).  Works for page-rounded mappings
  * (/proc/pid/maps), RELRO splits, and unrounded per-segment records
  * (dl_iterate_phdr).  One file page may hold the end of one segment and the
- * start of the next, so several segments can match; prefer the bias of a
- * load already seen in this process, then a segment whose first page the
- * mapping starts at.
+ * start of the next, so two segments can match; the right one is the
+ * segment whose first page the mapping starts at (later pieces of a split
+ * segment fall inside a load already known and never get here).
  */
-static int file_bias(const struct sym_file *f, const struct sym_proc *p,
-		     uint64_t start, uint64_t pgoff, uint64_t pagesz,
-		     uint64_t *bias)
+static int file_bias(const struct sym_file *f, uint64_t start, uint64_t pgoff,
+		     uint64_t pagesz, uint64_t *bias)
 {
 	int best = -1;
 
@@ -781,17 +780,13 @@ static int file_bias(const struct sym_file *f, const struct sym_proc *p,
 	for (size_t i = 0; i < f->nseg; i++) {
 		const struct seg *g = &f->seg[i];
 		uint64_t b;
-		int score = 0;
+		int score;
 
 		if (!g->filesz || pgoff < (g->offset & ~(pagesz - 1)) ||
 		    pgoff >= g->offset + g->filesz)
 			continue;
 		b = start - (g->vaddr - g->offset + pgoff);
-		for (size_t k = 0; k < p->n; k++)
-			if (p->v[k].f == f && !p->v[k].nobias && p->v[k].bias == b)
-				score = 2;
-		if (!score && ((start - b) & ~(pagesz - 1)) == (g->vaddr & ~(pagesz - 1)))
-			score = 1;
+		score = ((start - b) & ~(pagesz - 1)) == (g->vaddr & ~(pagesz - 1));
 		if (score > best) {
 			best = score;
 			*bias = b;
@@ -957,7 +952,7 @@ int sym_add_module(struct symbolizer *s, uint32_t pid, uint64_t start,
 		if (p->v[i].f == in.f && p->v[i].lo <= start && end <= p->v[i].hi)
 			return 0;
 	if (in.f->state == FS_OK &&
-	    file_bias(in.f, p, start, pgoff, s->pagesz, &in.bias) == 0) {
+	    file_bias(in.f, start, pgoff, s->pagesz, &in.bias) == 0) {
 		uint64_t lo = in.bias + in.f->ext_lo, hi = in.bias + in.f->ext_hi;
 
 		if (lo < in.lo)

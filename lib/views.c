@@ -44,9 +44,10 @@ static const char *view_base(const char *path)
 	return s ? s + 1 : path;
 }
 
-void view_code_loc(const struct profile *p, uint32_t pid, uint64_t ip, char *buf, size_t len)
+void view_code_loc(const struct profile *p, uint32_t pid, uint64_t time, uint64_t ip,
+		   char *buf, size_t len)
 {
-	const struct prof_sym *s = profile_sym(p, pid, SYM_CODE, ip);
+	const struct prof_sym *s = profile_sym(p, pid, time, SYM_CODE, ip);
 
 	if (s && s->name && s->file)
 		snprintf(buf, len, "%s (%s:%u)", s->name, view_base(s->file), s->line);
@@ -58,10 +59,10 @@ void view_code_loc(const struct profile *p, uint32_t pid, uint64_t ip, char *buf
 		snprintf(buf, len, "0x%" PRIx64, ip);
 }
 
-void view_data_obj(const struct profile *p, uint32_t pid, uint64_t addr, int stack,
-		   char *buf, size_t len, uint64_t *offset)
+void view_data_obj(const struct profile *p, uint32_t pid, uint64_t time, uint64_t addr,
+		   int stack, char *buf, size_t len, uint64_t *offset)
 {
-	const struct prof_sym *s = stack ? NULL : profile_sym(p, pid, SYM_DATA, addr);
+	const struct prof_sym *s = stack ? NULL : profile_sym(p, pid, time, SYM_DATA, addr);
 
 	*offset = 0;
 	if (stack)

@@ -36,8 +36,9 @@ extern const struct tool_views views_record;
 
 /* Shared helpers for view code. */
 const char *view_kind_name(int kind);
-void view_code_loc(const struct profile *p, uint32_t pid, uint64_t ip, char *buf, size_t len);
-void view_data_obj(const struct profile *p, uint32_t pid, uint64_t addr, int stack,
-		   char *buf, size_t len, uint64_t *offset);
+void view_code_loc(const struct profile *p, uint32_t pid, uint64_t time, uint64_t ip,
+		   char *buf, size_t len);
+void view_data_obj(const struct profile *p, uint32_t pid, uint64_t time, uint64_t addr,
+		   int stack, char *buf, size_t len, uint64_t *offset);
 
 #endif

@@ -80,9 +80,10 @@ static int agg_cmp(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
-static uint32_t thread_index(const struct profile *p, uint32_t pid, uint32_t tid)
+static uint32_t thread_index(const struct profile *p, uint32_t pid, uint32_t tid,
+			     uint64_t time)
 {
-	const struct rec_task *t = profile_task_by_tid(p, pid, tid);
+	const struct rec_task *t = profile_task_by_tid(p, pid, tid, time);
 
 	return t ? t->index : UINT32_MAX;
 }
@@ -148,8 +149,8 @@ static int view_functions(const struct profile *p, const struct view_opts *o, st
 
 		if (!(s->flags & SAMPLE_F_ADDR))
 			continue;
-		view_code_loc(p, s->pid, s->ip, loc, sizeof(loc));
-		err = agg_add(&a, loc, s->kind, thread_index(p, s->pid, s->tid));
+		view_code_loc(p, s->pid, s->time, s->ip, loc, sizeof(loc));
+		err = agg_add(&a, loc, s->kind, thread_index(p, s->pid, s->tid, s->time));
 	}
 	if (!err)
 		err = agg_table(&a, o, t);
@@ -172,8 +173,9 @@ static int view_objects(const struct profile *p, const struct view_opts *o, stru
 
 		if (!(s->flags & SAMPLE_F_ADDR))
 			continue;
-		view_data_obj(p, s->pid, s->addr, s->flags & SAMPLE_F_STACK, obj, sizeof(obj), &off);
-		err = agg_add(&a, obj, s->kind, thread_index(p, s->pid, s->tid));
+		view_data_obj(p, s->pid, s->time, s->addr, s->flags & SAMPLE_F_STACK, obj,
+			      sizeof(obj), &off);
+		err = agg_add(&a, obj, s->kind, thread_index(p, s->pid, s->tid, s->time));
 	}
 	if (!err)
 		err = agg_table(&a, o, t);
@@ -194,9 +196,10 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 		return -ENOMEM;
 	table_init(t, "Threads", cols);
 	for (size_t i = 0; i < p->nsamples; i++) {
-		uint32_t x = thread_index(p, p->samples[i].pid, p->samples[i].tid);
+		const struct rec_sample *s = &p->samples[i];
+		uint32_t x = thread_index(p, s->pid, s->tid, s->time);
 
-		kinds[x < p->ntasks ? x : p->ntasks][p->samples[i].kind & 3]++;
+		kinds[x < p->ntasks ? x : p->ntasks][s->kind & 3]++;
 	}
 	for (size_t i = 0; i < p->ntasks && !err; i++) {
 		const struct rec_task *k = &p->tasks[i];
@@ -232,15 +235,16 @@ static int view_samples(const struct profile *p, const struct view_opts *o, stru
 			t0 = p->samples[i].time;
 	for (size_t i = 0; i < p->nsamples && !err; i++) {
 		const struct rec_sample *s = &p->samples[i];
-		const struct prof_sym *c = profile_sym(p, s->pid, SYM_CODE, s->ip);
+		const struct prof_sym *c = profile_sym(p, s->pid, s->time, SYM_CODE, s->ip);
 		char obj[512];
 		uint64_t off;
 
 		if (o->top && i >= o->top)
 			break;
-		view_data_obj(p, s->pid, s->addr, s->flags & SAMPLE_F_STACK, obj, sizeof(obj), &off);
+		view_data_obj(p, s->pid, s->time, s->addr, s->flags & SAMPLE_F_STACK, obj,
+			      sizeof(obj), &off);
 		err = table_row(t) ||
-		      table_cell(t, "%u", thread_index(p, s->pid, s->tid)) ||
+		      table_cell(t, "%u", thread_index(p, s->pid, s->tid, s->time)) ||
 		      table_cell(t, "%u", s->pid) || table_cell(t, "%u", s->tid) ||
 		      table_cell(t, "%" PRIu64, s->time - t0) || table_cell(t, "%u", s->cpu) ||
 		      table_cell(t, "%s", view_kind_name(s->kind)) ||
@@ -272,10 +276,10 @@ static int view_traps(const struct profile *p, const struct view_opts *o, struct
 
 		if (o->top && i >= o->top)
 			break;
-		view_code_loc(p, x->pid, ip, loc, sizeof(loc));
-		view_data_obj(p, x->pid, x->wp_addr, 0, obj, sizeof(obj), &off);
+		view_code_loc(p, x->pid, x->time, ip, loc, sizeof(loc));
+		view_data_obj(p, x->pid, x->time, x->wp_addr, 0, obj, sizeof(obj), &off);
 		err = table_row(t) ||
-		      table_cell(t, "%u", thread_index(p, x->pid, x->tid)) ||
+		      table_cell(t, "%u", thread_index(p, x->pid, x->tid, x->time)) ||
 		      table_cell(t, "%u", x->tid) || table_cell(t, "%" PRIu64, x->time) ||
 		      table_cell(t, "0x%" PRIx64, x->wp_addr) || table_cell(t, "%s", obj) ||
 		      table_cell(t, "%s", x->flags & TRAP_F_EXEC ? "exec" : view_kind_name(x->kind)) ||

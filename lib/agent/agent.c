@@ -21,6 +21,7 @@
 
 struct agent agent_g;
 __thread struct agent_thread *agent_self __attribute__((tls_model("initial-exec")));
+__thread int agent_quiet __attribute__((tls_model("initial-exec")));
 
 uint64_t agent_now(void)
 {
@@ -146,26 +147,64 @@ static void agent_exit(void)
 {
 	if (!agent_g.active)
 		return;
+	agent_quiet++;
 	agent_check_handler();
 	mmaps_record();
 	agent_flush_threads();
 	agent_proc_end();
+	agent_quiet--;
 }
 
-/* Before exec replaces the image: the same as an exit. */
+/*
+ * Before exec replaces the image: the same as an exit.  glibc's exec
+ * functions call its internal execve, so each is wrapped; the variadic
+ * execl* forms are not, and the front end still sees the exec from the
+ * new image's first record.
+ */
+typedef int (*exec_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+
+static void *agent_real(void **cache, const char *name)
+{
+	if (!*cache)
+		*cache = dlsym(RTLD_NEXT, name);
+	if (!*cache)
+		errno = ENOSYS;
+	else
+		agent_exit();
+	return *cache;
+}
+
 AGENT_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	static int (*real_execve)(const char *, char *const[], char *const[]);
+	static void *real;
+	exec_fn fn = (exec_fn)agent_real(&real, "execve");
 
-	if (!real_execve)
-		real_execve = (int (*)(const char *, char *const[], char *const[]))
-			dlsym(RTLD_NEXT, "execve");
-	if (!real_execve) {
-		errno = ENOSYS;
-		return -1;
-	}
-	agent_exit();
-	return real_execve(path, argv, envp);
+	return fn ? fn(path, argv, envp) : -1;
+}
+
+AGENT_API int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	static void *real;
+	exec_fn fn = (exec_fn)agent_real(&real, "execvpe");
+
+	return fn ? fn(file, argv, envp) : -1;
+}
+
+AGENT_API int execv(const char *path, char *const argv[])
+{
+	static void *real;
+	execv_fn fn = (execv_fn)agent_real(&real, "execv");
+
+	return fn ? fn(path, argv) : -1;
+}
+
+AGENT_API int execvp(const char *file, char *const argv[])
+{
+	static void *real;
+	execv_fn fn = (execv_fn)agent_real(&real, "execvp");
+
+	return fn ? fn(file, argv) : -1;
 }
 
 static int agent_attach(void)

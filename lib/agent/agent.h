@@ -79,6 +79,9 @@ struct agent {
 
 extern struct agent agent_g;
 extern __thread struct agent_thread *agent_self __attribute__((tls_model("initial-exec")));
+/* Non-zero while the agent itself works in normal context (module walks,
+ * exit): samples taken then would describe the agent, not the program. */
+extern __thread int agent_quiet __attribute__((tls_model("initial-exec")));
 
 uint64_t agent_now(void);
 void agent_error(int err, const char *msg);

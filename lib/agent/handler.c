@@ -28,6 +28,8 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *ucv)
 			goto out;
 		if ((data & SIGDATA_KIND_MASK) == SIGDATA_WPT)
 			wpt_on_trap(t, (int)(data & SIGDATA_INDEX_MASK), si, uc);
+		else if (agent_quiet)
+			t->st.samples++;
 		else if (agent_g.cfg.source == SRC_SOFT)
 			soft_on_sample(t, uc, agent_now());
 		else

@@ -104,7 +104,9 @@ void mmaps_record(void)
 	ssize_t n = readlink("/proc/self/exe", w.exe, sizeof(w.exe) - 1);
 
 	w.exe[n < 0 ? 0 : n] = '\0';
+	agent_quiet++;
 	dl_iterate_phdr(mmaps_module, &w);
+	agent_quiet--;
 }
 
 AGENT_API void *dlopen(const char *file, int mode)

@@ -839,6 +839,28 @@ static void test_bad_header(void **state)
 	v = HDR_SIZE;
 	memcpy(file + 12, &v, 4);
 
+	/* a longer header (a later minor addition) is skipped */
+	{
+		unsigned char *longer = malloc(len + 8);
+		struct recs out = { 0 };
+
+		assert_non_null(longer);
+		memcpy(longer, file, HDR_SIZE);
+		memset(longer + HDR_SIZE, 0xee, 8);
+		memcpy(longer + HDR_SIZE + 8, file + HDR_SIZE, len - HDR_SIZE);
+		v = HDR_SIZE + 8;
+		memcpy(longer + 12, &v, 4);
+		assert_int_equal(read_mem(longer, len + 8, &out, err, sizeof(err)), 0);
+		assert_int_equal(out.len, in.len);
+		assert_memory_equal(out.p, in.p, in.len);
+		assert_int_equal(df_read_mem(longer, HDR_SIZE + 4, count_fn, &n,
+					     err, sizeof(err)), -EBADMSG);
+		assert_string_equal(err, "truncated: 28 bytes, shorter than the 32-byte header");
+		free(longer);
+		recs_free(&out);
+		n = 0;
+	}
+
 	v = 4; /* an unknown flag */
 	memcpy(file + 16, &v, 4);
 	assert_int_equal(df_read_mem(file, len, count_fn, &n, err, sizeof(err)), -EPROTO);
@@ -1175,6 +1197,13 @@ static int write_seeds(const char *dir)
 	spit(path, file, len * 2 / 3);
 	snprintf(path, sizeof(path), "%s/header-only", dir);
 	spit(path, file, HDR_SIZE);
+	snprintf(path, sizeof(path), "%s/checksum-cut", dir);
+	spit(path, file, len - 2);
+	file = realloc(file, len + 5);
+	assert_non_null(file);
+	memcpy(file + len, "extra", 5);
+	snprintf(path, sizeof(path), "%s/trailing-bytes", dir);
+	spit(path, file, len + 5);
 	free(file);
 	snprintf(path, sizeof(path), "%s/empty", dir);
 	spit(path, "", 0);

@@ -337,6 +337,30 @@ static void test_prev_every_boundary(void **state)
 	}
 }
 
+static void test_prev_short_history(void **state)
+{
+	struct decode_regs r = regs_std();
+	struct insn_access a;
+
+	(void)state;
+	/* mov qword [rsp+0x38], 0x12345678 (9 bytes) has tails that end at
+	 * rip too ("c7 44 24 38 ..", "34 12"); starts from 16+ bytes back
+	 * must outvote them. */
+	for (size_t before = 16; before <= 24; before++) {
+		assert_int_equal(prev(0x64, before, &r, &a), 1);
+		assert_int_equal(a.ip, RIP + 0x5b);
+		assert_int_equal(a.len, 9);
+		assert_int_equal(a.kind, MEM_STORE);
+		assert_int_equal(a.size, 8);
+		assert_int_equal(a.addr, 0x50000 + 0x38);
+	}
+	/* From 16 bytes before "mov eax, [rip+0x10]" the only far start hits
+	 * "ff 7f" (invalid); the near starts decide. */
+	assert_int_equal(prev(0x80, 16, &r, &a), 1);
+	assert_int_equal(a.ip, RIP + 0x7a);
+	assert_int_equal(a.len, 6);
+}
+
 static void test_prev_access(void **state)
 {
 	struct decode_regs r = regs_std();
@@ -467,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_no_memory),
 		cmocka_unit_test(test_undecodable),
 		cmocka_unit_test(test_prev_every_boundary),
+		cmocka_unit_test(test_prev_short_history),
 		cmocka_unit_test(test_prev_access),
 		cmocka_unit_test(test_prev_nomem),
 		cmocka_unit_test(test_prev_ambiguous),

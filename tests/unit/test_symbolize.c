@@ -419,6 +419,7 @@ static const struct syn_sym dyn_sym[] = {
 	{ "dyn_obj", 0x3110, 0x10, STT_OBJECT, STB_GLOBAL, 2 },
 	{ "dyn_bss", 0x4800, 0x100, STT_OBJECT, STB_GLOBAL, 3 },
 };
+/* Another library, loaded where libdyn was: text only, a smaller extent. */
 static const struct syn_sym other_sym[] = {
 	{ "other_fn", 0x2080, 0x40, STT_FUNC, STB_GLOBAL, 1 },
 };
@@ -460,6 +461,8 @@ static int fx_setup(void **state)
 	e = (struct syn_elf){ ET_DYN, dyn_seg, 3, dyn_sec, 3, dyn_sym, 3, { 0 } };
 	memcpy(e.bid, fx->dyn_bid, 20);
 	syn_write(fx->dyn_path, &e);
+	e.nseg = 2;
+	e.nsec = 1;
 	e.sym = other_sym;
 	e.nsym = 1;
 	e.bid[0] ^= 0x55;
@@ -814,8 +817,11 @@ static void test_reuse_range(void **state)
 	assert_int_equal(sym_code(s, 1, DYN_BIAS + 0x2090, &si), 0);
 	assert_string_equal(si.name, "other_fn");
 	assert_string_equal(si.module, fx->other_path);
-	assert_int_equal(sym_data(s, 1, DYN_BIAS + 0x3110, &si), -ENOENT);
+	assert_int_equal(sym_code(s, 1, DYN_BIAS + 0x10, &si), -ENOENT);
 	assert_string_equal(si.module, fx->other_path);
+	/* libdyn's data and .bss went with it. */
+	assert_int_equal(sym_data(s, 1, DYN_BIAS + 0x4810, &si), -ENOENT);
+	assert_null(si.module);
 
 	/* A wrong build-id on the synthetic library: stale, never resolved. */
 	assert_int_equal(sym_add_module(s, 9, DYN_BIAS, DYN_BIAS + 0x1000, 0,

@@ -1,0 +1,42 @@
+#!/bin/sh
+# The test runner of `make check`: unit tests (cmocka, ASan/UBSan), the
+# fuzz corpus replay, then end-to-end tests (tests/e2e/*.sh) against the
+# ASan/UBSan front end.  A test passes with 0, skips with 77 (its last
+# line says why) and fails otherwise.  The last line is the summary.
+: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
+export CDT BUILD CDT_PLAIN
+# The agent runs inside targets without ASan; the front end's leak checker
+# must not follow the target through fork.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+top=$(cd "$(dirname "$0")/.." && pwd)
+pass=0 fail=0 skip=0 failed=""
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+run() {
+	name=$1; shift
+	"$@" >"$log" 2>&1 </dev/null
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		pass=$((pass + 1)); echo "ok   $name"
+	elif [ $rc -eq 77 ]; then
+		skip=$((skip + 1)); echo "skip $name: $(grep -m1 '^skip' "$log" | sed 's/^skip: *//')"
+	else
+		fail=$((fail + 1)); failed="$failed $name"
+		echo "FAIL $name (exit $rc)"; sed 's/^/    /' "$log" | tail -40
+	fi
+}
+
+for t in "$BUILD"/asan/tests/test_*; do
+	[ -x "$t" ] && run "unit/$(basename "$t")" "$t"
+done
+if [ -x "$BUILD/asan/tests/fuzz_replay" ]; then
+	run fuzz/corpus-replay "$BUILD/asan/tests/fuzz_replay" "$top/tests/fuzz/corpus"
+fi
+for t in "$top"/tests/e2e/*.sh; do
+	[ -f "$t" ] && run "e2e/$(basename "$t" .sh)" sh "$t"
+done
+[ -n "$failed" ] && echo "failed:$failed"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
