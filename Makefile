@@ -98,7 +98,7 @@ $(B)/agent_blob.o: lib/agent_blob.S $(AGENT_SO)
 # ---- tests ----
 $(B)/asan/tests/test_%: tests/unit/test_%.c $(filter-out $(B)/agent_blob.o,$(ASAN_LIB_OBJ)) $(B)/agent_blob.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ $(LIBS) $$(pkg-config --libs cmocka 2>/dev/null || echo -lcmocka) -ldl
+	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $(filter %.c %.o,$^) $(LIBS) $$(pkg-config --libs cmocka 2>/dev/null || echo -lcmocka) -ldl
 
 $(B)/workloads/%: tests/workloads/%.c | $(B)/.deps
 	@mkdir -p $(dir $@)

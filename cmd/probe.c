@@ -22,6 +22,7 @@
 #include "record.h"
 #include "run.h"
 #include "source.h"
+#include "table.h"
 #include "topo.h"
 
 #ifndef CDT_VERSION
@@ -57,24 +58,11 @@ static unsigned long siginfo_perf_data(const siginfo_t *si)
 #define PROBE_SIG_DATA 0xcd7c0ffeeul
 #define KEY_WIDTH 21 /* longest key, "perf_event_paranoid:" plus a space */
 
+/* CSV rows go through the shared table renderer; text prints as it goes. */
 struct out {
 	int csv;
+	struct table *t;
 };
-
-static void csv_field(const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
 
 static void emit(const struct out *o, const char *key, const char *value,
 		 const char *detail)
@@ -82,12 +70,9 @@ static void emit(const struct out *o, const char *key, const char *value,
 	int pad;
 
 	if (o->csv) {
-		csv_field(key);
-		putchar(',');
-		csv_field(value);
-		putchar(',');
-		csv_field(detail ? detail : "");
-		fputs("\r\n", stdout);
+		if (table_row(o->t) || table_cell(o->t, "%s", key) ||
+		    table_cell(o->t, "%s", value) || table_cell(o->t, "%s", detail ? detail : ""))
+			fprintf(stderr, "cdt probe: out of memory\n");
 		return;
 	}
 	pad = KEY_WIDTH - (int)strlen(key) - 1;
@@ -451,8 +436,10 @@ int cmd_probe(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char *const cols[] = { "key", "value", "detail", NULL };
 	struct out o = { 0 };
 	struct events_host h;
+	struct table t;
 	int c;
 
 	optind = 0; /* glibc: full reset, the dispatcher may have parsed already */
@@ -477,8 +464,8 @@ int cmd_probe(int argc, char **argv)
 		return EXIT_CDT_FAILED;
 	}
 
-	if (o.csv)
-		fputs("key,value,detail\r\n", stdout);
+	table_init(&t, NULL, cols);
+	o.t = &t;
 	emit(&o, "version", CDT_VERSION, NULL);
 	probe_kernel(&o);
 	probe_paranoid(&o);
@@ -492,6 +479,9 @@ int cmd_probe(int argc, char **argv)
 	probe_sigtrap(&o);
 	probe_topo(&o);
 	probe_sources(&o, &h);
+	if (o.csv)
+		table_print_csv(&t, stdout);
+	table_free(&t);
 
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "cdt probe: writing the report failed: %s\n", strerror(errno));
