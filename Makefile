@@ -49,6 +49,10 @@ ASAN_CMD_OBJ := $(CMD_SRC:%.c=$(B)/asan/%.o)
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/asan/tests/%)
+# Agent unit tests link the agent's own objects, without sanitizers (ASan
+# would fight the agent over sigaction and pthread_create).
+AGENT_TEST_SRC := $(wildcard tests/unit/agent_*.c)
+AGENT_TEST_BIN := $(AGENT_TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 WORK_SRC := $(wildcard tests/workloads/*.c)
 WORK_BIN := $(WORK_SRC:tests/workloads/%.c=$(B)/workloads/%)
 
@@ -100,19 +104,23 @@ $(B)/asan/tests/test_%: tests/unit/test_%.c $(filter-out $(B)/agent_blob.o,$(ASA
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $(filter %.c %.o,$^) $(LIBS) $$(pkg-config --libs cmocka 2>/dev/null || echo -lcmocka) -ldl
 
+$(B)/tests/agent_%: tests/unit/agent_%.c $(AGENT_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Ilib/agent -pthread -o $@ $(filter %.c %.o,$^) -lZydis -ldl $$(pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
 $(B)/workloads/%: tests/workloads/%.c | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) -O2 -g $(WARN) -pthread $(if $(findstring static,$*),-static,) -o $@ $< -lm
 
 workloads: $(WORK_BIN)
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) $(AGENT_TEST_BIN)
 
 FUZZ_REPLAY := $(B)/asan/tests/fuzz_replay
 $(FUZZ_REPLAY): tests/fuzz/fuzz_datafile.c tests/fuzz/replay.c $(filter-out $(B)/agent_blob.o,$(ASAN_LIB_OBJ)) $(B)/agent_blob.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ $(LIBS) -ldl
 
-check: cdt $(B)/asan/cdt $(UNIT_BIN) $(WORK_BIN) $(FUZZ_REPLAY)
+check: cdt $(B)/asan/cdt $(UNIT_BIN) $(AGENT_TEST_BIN) $(WORK_BIN) $(FUZZ_REPLAY)
 	@CDT=$(CURDIR)/$(B)/asan/cdt CDT_PLAIN=$(CURDIR)/cdt BUILD=$(CURDIR)/$(B) sh tests/run.sh
 
 fuzz: | $(B)/.deps

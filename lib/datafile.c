@@ -5,24 +5,31 @@
  * Layout, all integers in host byte order (little-endian on every
  * platform cdt runs on):
  *
- *   offset  0  char magic[8]   "CDTDATA\n"
- *           8  u32  version    DF_VERSION
- *          12  u32  hdr_size   bytes before the zlib stream; >= 24, multiple of 8
- *          16  u32  flags      none defined; a reader refuses bits it does not know
+ *   offset  0  char magic[8]    "CDTDATA\n"
+ *           8  u32  version     DF_VERSION; checked before anything after it
+ *          12  u32  hdr_size    bytes before the zlib stream: >= 24, <= 4096,
+ *                               a multiple of 8; readers skip fields they
+ *                               do not know, so fields can be added
+ *          16  u32  flags       none defined; readers refuse bits they do
+ *                               not know (-EPROTO)
  *          20  u32  compression 1 = zlib
  *   hdr_size   one zlib stream (deflate with the zlib wrapper, so adler32
- *              covers the records) of records back to back; the last is
- *              REC_END, counting the records and bytes before it.  Nothing
- *              may follow the stream.
+ *              covers the records) of records back to back, rec_hdr.flags
+ *              as the producer left them; the last is REC_END, counting
+ *              the records and bytes before it.  Nothing may follow.
  *
- * The reader inflates into a buffer that holds at most one maximal record
- * plus a chunk, so memory stays bounded whatever the file size.  Records are
- * handed to the callback as they are decoded: an error later in the file
- * (truncation, corruption) is reported after the valid records before it.
+ * The reader inflates into a 128 KB buffer that grows only to the largest
+ * record (DF_MAX_RECORD at most), so memory stays bounded whatever the file
+ * size.  Records are handed to the callback as they are decoded: an error
+ * later in the file (truncation, corruption) is reported after the valid
+ * records before it have been delivered.  Messages do not name the file.
  *
  * Thread names (rec_thread, rec_thread_end, rec_task) must hold a NUL within
  * their 16 bytes; the kernel's comm always does, and it lets every reader
  * use them as C strings.
+ *
+ * The file is created by mkstemp and so has mode 0600, as perf.data does:
+ * a profile holds command lines, paths and addresses.
  */
 #include "datafile.h"
 
@@ -154,8 +161,8 @@ static int sym_check(const struct rec_hdr *h, char *why, size_t whylen)
 	uint64_t total = (uint64_t)s->name_len + s->file_len + s->module_len;
 
 	if (!s->name_len || !s->module_len) {
-		msg(why, whylen, "symbol name_len %u or module_len %u is 0",
-		    s->name_len, s->module_len);
+		msg(why, whylen, "symbol %s is 0",
+		    s->name_len ? "module_len" : "name_len");
 		return -EBADMSG;
 	}
 	if (REC_SIZE(sizeof(*s) + total) != h->size ||
@@ -705,8 +712,10 @@ static int rd_run(struct df_reader *r, df_fn fn, void *arg)
 {
 	int ret, zr;
 
-	if (!fn)
+	if (!fn) {
+		msg(r->err, r->errlen, "no record callback");
 		return -EINVAL;
+	}
 	ret = rd_fill(r);
 	if (ret)
 		return ret;
@@ -827,7 +836,6 @@ int df_read(const char *path, df_fn fn, void *arg, char *err, size_t errlen)
 		.errlen = errlen,
 	};
 	struct stat st;
-	char *why = NULL;
 	int ret;
 
 	if (err && errlen)
@@ -837,29 +845,22 @@ int df_read(const char *path, df_fn fn, void *arg, char *err, size_t errlen)
 	r.fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r.fd < 0) {
 		ret = -errno;
-		msg(err, errlen, "%s: %s", path, strerror(-ret));
+		msg(err, errlen, "%s", strerror(-ret));
 		return ret;
 	}
 	if (fstat(r.fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		ret = -EISDIR;
-		msg(err, errlen, "%s: %s", path, strerror(-ret));
+		msg(err, errlen, "%s", strerror(-ret));
 		goto out;
 	}
 	r.ibuf = malloc(DF_RBUF);
 	if (!r.ibuf) {
 		ret = -ENOMEM;
-		msg(err, errlen, "%s: out of memory", path);
+		msg(err, errlen, "out of memory");
 		goto out;
 	}
 	ret = rd_run(&r, fn, arg);
-	/* Name the file in front of whatever the reader said. */
-	if (ret && err && errlen && err[0]) {
-		why = strdup(err);
-		if (why)
-			msg(err, errlen, "%s: %s", path, why);
-	}
 out:
-	free(why);
 	close(r.fd);
 	rd_free(&r);
 	return ret;

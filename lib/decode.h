@@ -47,10 +47,23 @@ int decode_init(void);
 /*
  * Decode the instruction at regs->rip, which has NOT executed yet (the
  * registers are its inputs).  `code` points at its bytes, `avail` is how
- * many are readable there.
- * Returns 1 and fills *out if it accesses data memory (LEA and NOP-style
- * hints excluded), 0 if it does not, -1 if it cannot be decoded.  Gathers
- * and scatters (vector index) give 1 without ACC_F_ADDR.
+ * many are readable there (fewer than 15 is fine; an instruction that
+ * does not fit gives -1).
+ * Returns 1 and fills *out if it accesses data memory, 0 if it does not
+ * (ip and len still filled, flags 0), -1 if it cannot be decoded.
+ *  - Not data accesses: LEA and other address-only operands, hint NOPs,
+ *    prefetches, clflush/clflushopt/clwb/cldemote.
+ *  - One operand is reported: a visible one before a hidden one (push [m]
+ *    reports the load of [m]), then a written one before a read one (movs
+ *    reports its store to [rdi]; cmps its load from [rsi]).
+ *  - kind: read and (possibly conditionally) written is MEM_RMW (lock add,
+ *    xadd, xchg, cmpxchg); masked and rep stores are MEM_STORE.
+ *  - size: the operand in bytes, capped at 255 (fxsave); for rep string
+ *    instructions one element.
+ *  - Implicit stack operands set ACC_F_STACK; push/call store at rsp - 8.
+ *  - Gathers and scatters (vector index) give 1 without ACC_F_ADDR.
+ * Needs about 7 KiB of stack (Zydis structures and register context), so
+ * a handler on a sigaltstack wants one of 32 KiB or more.
  */
 int decode_access(const void *code, size_t avail, const struct decode_regs *regs,
 		  struct insn_access *out);
@@ -64,8 +77,16 @@ int decode_access(const void *code, size_t avail, const struct decode_regs *regs
  * boundary they agree on.  If the instruction overwrote a register its
  * address depends on, the address is not computed (ACC_F_CLOBBERED, no
  * ACC_F_ADDR).
+ * Up to 64 bytes before rip are used (about 64 decodes, 3-4 us).  Over
+ * every instruction end in libc and gdb the right instruction was found
+ * 99.99% of the time with 64 bytes of history, 99.8% with 32, 96% with
+ * 16.  RIP-relative operands use rip as the end of the instruction.
  * Returns 1 with *out filled if that instruction accesses memory, 0 if it
- * does not, -1 if no boundary could be established.
+ * does not (ip and len still filled), -1 if no boundary could be
+ * established (no vote, or a tie).
+ * Note: a data breakpoint hit inside a rep string instruction that has
+ * iterations left traps with rip still AT that instruction; callers
+ * should check decode_access at rip for a rep prefix first.
  */
 int decode_prev_access(const void *code, size_t before, size_t after,
 		       const struct decode_regs *regs, struct insn_access *out);

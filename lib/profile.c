@@ -563,15 +563,14 @@ int profile_symbolize(struct profile *p, char *warn, size_t warnlen)
 
 static int profile_write_sym(struct df_writer *w, const struct prof_sym *s)
 {
-	size_t ln = s->name ? strlen(s->name) + 1 : 1;
-	size_t lf = s->file ? strlen(s->file) + 1 : 1;
-	size_t lm = s->module ? strlen(s->module) + 1 : 1;
+	/* A name too long for name_len is cut, not the record. */
+	size_t ln = s->name ? strnlen(s->name, UINT16_MAX - 1) + 1 : 1;
+	size_t lf = s->file ? strnlen(s->file, 4095) + 1 : 1;
+	size_t lm = s->module ? strnlen(s->module, 4095) + 1 : 1;
 	uint32_t size = REC_SIZE(sizeof(struct rec_sym) + ln + lf + lm);
 	struct rec_sym *r;
 	int err;
 
-	if (ln > UINT16_MAX)
-		ln = UINT16_MAX; /* a name that long is truncated, not the record */
 	r = calloc(1, size);
 	if (!r)
 		return -ENOMEM;

@@ -16,11 +16,15 @@
  * address-to-symbol search scans the whole symbol table per call, far too
  * slow for 10^5..10^6 addresses.  Source lines come from
  * dwfl_module_getsrc, which also finds separate debuginfo
- * (/usr/lib/debug/.build-id) through the standard callbacks.
+ * (/usr/lib/debug/.build-id) through the standard callbacks, or from the
+ * compile units' own ranges when the file has no .debug_aranges (clang).
+ * Code lookups are memoized per (file, address).
  *
  * Semantics callers may rely on:
  *  - Returned strings are interned: equal strings are equal pointers, valid
  *    until sym_destroy.
+ *  - sym_code: out->file is joined to the compilation directory when the
+ *    DWARF names it relative to an absolute one; otherwise as recorded.
  *  - sym_code: size-0 function symbols (assembly) extend to the next symbol
  *    or the end of their section; out->size is that extent.
  *  - sym_data: STT_OBJECT symbols only; a size-0 object matches its exact
@@ -36,11 +40,16 @@
  *    "/proc/self/..." which would name the front end's own files) and
  *    non-ELF files are not counted: there is no file that could have
  *    changed.
+ *  - Among aliases at one address, one name is chosen (see sym_rank).
+ *  - A new mapping over a range held by another load replaces it (the old
+ *    one was unmapped); at a fork the child's own earlier records win.
  *  - sym_fork of an unknown parent copies an empty set and returns 0;
  *    sym_forget of an unknown pid returns 0.
+ *  - Errors other than -ENOENT: -EINVAL for bad arguments, -ENOMEM.
  */
 #include "symbolize.h"
 
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -99,6 +108,12 @@ struct seg {
 	uint64_t vaddr, offset, filesz, memsz;
 };
 
+/* A compile unit's address range, module-relative. */
+struct cu_range {
+	uint64_t lo, hi, maxhi; /* maxhi: as sym_table.maxend */
+	Dwarf_Off off;          /* of the CU DIE */
+};
+
 struct sym_file {
 	struct sym_file *next; /* in creation order, for sym_stale's "first" */
 	const char *path;      /* interned */
@@ -113,6 +128,11 @@ struct sym_file {
 	uint64_t ext_lo, ext_hi; /* page-rounded extent of all PT_LOADs */
 	bool tables;             /* code/data built */
 	struct sym_table code, data;
+	bool cus; /* cu/dw built */
+	struct cu_range *cu;
+	size_t ncu;
+	Dwarf *dw;
+	Dwarf_Addr dwbias;
 };
 
 /* ---- processes ---- */
@@ -272,28 +292,33 @@ struct sym_cand {
 
 /*
  * Among aliases at one address show the one a programmer wrote: sized
- * before sizeless, "getpid" before "__getpid", global before weak before
- * local, a function before its IFUNC resolver.
+ * before sizeless; visible (global or weak) before local, so a hidden
+ * internal alias (glibc's __GI_*) loses; unversioned before "name@VER";
+ * fewer underscores ("getpid" before "__getpid", "puts" before
+ * "_IO_puts"); global before weak; a function or object
+ * before an IFUNC resolver before an untyped label.
  */
 static unsigned sym_rank(const char *name, const GElf_Sym *sym)
 {
-	unsigned under = 0, bind, r;
+	unsigned under = 0, bind = GELF_ST_BIND(sym->st_info), type;
 
-	while (name[under] == '_' && under < 9)
-		under++;
-	switch (GELF_ST_BIND(sym->st_info)) {
-	case STB_GLOBAL:
-		bind = 0;
+	for (const char *p = name; *p && under < 15; p++)
+		under += *p == '_';
+	switch (GELF_ST_TYPE(sym->st_info)) {
+	case STT_GNU_IFUNC:
+		type = 1;
 		break;
-	case STB_WEAK:
-		bind = 1;
+	case STT_NOTYPE:
+		type = 2;
 		break;
 	default:
-		bind = 2;
+		type = 0;
 		break;
 	}
-	r = (sym->st_size ? 0 : 10000) + under * 100 + bind * 10;
-	return r + (GELF_ST_TYPE(sym->st_info) == STT_GNU_IFUNC);
+	return (unsigned)!sym->st_size << 16 |
+	       (unsigned)(bind != STB_GLOBAL && bind != STB_WEAK) << 15 |
+	       (unsigned)(strchr(name, '@') != NULL) << 14 | under << 4 |
+	       (unsigned)(bind != STB_GLOBAL) << 2 | type;
 }
 
 static int cand_cmp(const void *a, const void *b)
@@ -327,10 +352,15 @@ static int cand_push(struct cand_vec *cv, const struct sym_cand *c)
 	return 0;
 }
 
-/* Sort, keep the best alias per address, fix each entry's extent. */
+/*
+ * Sort, keep the best alias per address, fix each entry's extent.  A
+ * sizeless code label inside a sized function is dropped: the function is
+ * the better answer for the addresses after the label.
+ */
 static int table_build(struct symbolizer *s, struct cand_vec *cv, bool code,
 		       struct sym_table *t)
 {
+	uint64_t sized_end = 0; /* end of the sized code seen so far */
 	size_t n = 0;
 
 	if (!cv->n)
@@ -345,6 +375,8 @@ static int table_build(struct symbolizer *s, struct cand_vec *cv, bool code,
 		struct sym_ent *e = &t->e[n];
 
 		if (n && t->e[n - 1].start == c->start)
+			continue;
+		if (code && !c->size && (c->start < sized_end || c->start >= c->sec_end))
 			continue;
 		e->name = str_intern(&s->str, c->name);
 		if (!e->name)
@@ -363,10 +395,10 @@ static int table_build(struct symbolizer *s, struct cand_vec *cv, bool code,
 					break;
 				}
 			}
-			if (end > c->start) {
-				e->end = end;
-				e->size = end - c->start;
-			}
+			e->end = end;
+			e->size = end - c->start;
+		} else if (code && e->end > sized_end) {
+			sized_end = e->end;
 		}
 		t->maxend[n] = n && t->maxend[n - 1] > e->end ? t->maxend[n - 1] : e->end;
 		n++;
@@ -401,16 +433,23 @@ static void table_free(struct sym_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static uint64_t section_end(Elf *elf, GElf_Word shndx, Dwarf_Addr bias)
+/* The module address where the symbol's section ends, and whether it
+ * holds code; 0 and false when unknown. */
+static uint64_t section_end(Elf *elf, GElf_Word shndx, Dwarf_Addr bias,
+			    bool *exec)
 {
 	GElf_Shdr mem, *sh;
 	Elf_Scn *scn;
 
+	*exec = false;
 	if (!elf || shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
 		return 0;
 	scn = elf_getscn(elf, shndx);
 	sh = scn ? gelf_getshdr(scn, &mem) : NULL;
-	return sh ? sh->sh_addr + sh->sh_size + bias : 0;
+	if (!sh)
+		return 0;
+	*exec = (sh->sh_flags & SHF_EXECINSTR) != 0;
+	return sh->sh_addr + sh->sh_size + bias;
 }
 
 static int file_tables(struct symbolizer *s, struct sym_file *f)
@@ -432,6 +471,7 @@ static int file_tables(struct symbolizer *s, struct sym_file *f)
 							   &shndx, &elf, &bias);
 		int type = GELF_ST_TYPE(sym.st_info);
 		struct sym_cand c;
+		bool exec = false;
 
 		if (!name || !*name || shndx == SHN_UNDEF || shndx == SHN_ABS)
 			continue;
@@ -440,10 +480,15 @@ static int file_tables(struct symbolizer *s, struct sym_file *f)
 		c.name = name;
 		c.rank = sym_rank(name, &sym);
 		c.sec_end = 0;
-		if (type == STT_FUNC || type == STT_GNU_IFUNC) {
+		if (type == STT_FUNC || type == STT_GNU_IFUNC ||
+		    (type == STT_NOTYPE && !c.size)) {
+			/* Untyped labels count as code only in code sections
+			 * (assembly entry points such as ld.so's _dl_start_user);
+			 * elsewhere they are markers like _edata. */
 			if (!c.size)
-				c.sec_end = section_end(elf, shndx, bias);
-			err = cand_push(&code, &c);
+				c.sec_end = section_end(elf, shndx, bias, &exec);
+			if (type != STT_NOTYPE || exec)
+				err = cand_push(&code, &c);
 		} else if (type == STT_OBJECT) {
 			err = cand_push(&data, &c);
 		}
@@ -487,6 +532,11 @@ static void file_close(struct sym_file *f)
 	table_free(&f->code);
 	table_free(&f->data);
 	f->tables = false;
+	free(f->cu);
+	f->cu = NULL;
+	f->ncu = 0;
+	f->dw = NULL;
+	f->cus = false;
 }
 
 /* The file's own build-id against the recorded one (a prefix if truncated). */
@@ -544,6 +594,7 @@ static int file_open(struct symbolizer *s, struct sym_file *f)
 	const char *base;
 	int fd = -1, err = 0;
 
+	f->state = FS_NOTELF; /* until proven otherwise */
 	if (!path_is_file(f->path)) {
 		f->state = FS_NOFILE;
 		return 0;
@@ -564,26 +615,21 @@ static int file_open(struct symbolizer *s, struct sym_file *f)
 	f->mod = dwfl_report_elf(f->dwfl, base, f->path, fd, 0, true);
 	if (f->mod)
 		fd = -1; /* consumed by libdwfl */
-	if (dwfl_report_end(f->dwfl, NULL, NULL) != 0 || !f->mod) {
-		f->state = FS_NOTELF;
+	if (dwfl_report_end(f->dwfl, NULL, NULL) != 0 || !f->mod)
 		goto out;
-	}
 	if (!file_bid_matches(f)) {
 		f->state = FS_STALE;
 		goto out;
 	}
 	err = file_segments(s, f);
-	if (err == -ENOENT) {
-		f->state = FS_NOTELF;
-		err = 0;
-		goto out;
-	}
-	if (!err)
+	if (err == -ENOENT)
+		err = 0; /* nothing loadable: stays FS_NOTELF */
+	else if (!err)
 		f->state = FS_OK;
 out:
 	if (fd >= 0)
 		close(fd);
-	if (f->state != FS_OK)
+	if (err || f->state != FS_OK)
 		file_close(f);
 	return err;
 }
@@ -766,7 +812,9 @@ static const struct sym_inst *proc_find(struct sym_proc *p, uint64_t addr)
  * (dl_iterate_phdr).  One file page may hold the end of one segment and the
  * start of the next, so two segments can match; the right one is the
  * segment whose first page the mapping starts at (later pieces of a split
- * segment fall inside a load already known and never get here).
+ * segment fall inside a load already known and never get here).  If both
+ * qualify the earlier segment wins, which is right when records come in
+ * address order, as both the agent and /proc/pid/maps give them.
  */
 static int file_bias(const struct sym_file *f, uint64_t start, uint64_t pgoff,
 		     uint64_t pagesz, uint64_t *bias)
@@ -825,11 +873,151 @@ static int memo_grow(struct symbolizer *s)
 	return 0;
 }
 
+/*
+ * The line's source file, absolute when the compilation directory is
+ * known: DWARF often names files relative to it, and a viewer showing the
+ * source needs a path it can open.  NULL only when memory ran out.
+ */
+static const char *src_intern(struct symbolizer *s, const char *dir,
+			      const char *src)
+{
+	const char *r;
+	size_t dl, sl;
+	char *buf;
+
+	if (src[0] == '/' || !dir || dir[0] != '/')
+		return str_intern(&s->str, src);
+	if (src[0] == '.' && src[1] == '/')
+		src += 2;
+	dl = strlen(dir);
+	sl = strlen(src);
+	buf = malloc(dl + sl + 2);
+	if (!buf)
+		return NULL;
+	memcpy(buf, dir, dl);
+	buf[dl] = '/';
+	memcpy(buf + dl + 1, src, sl + 1);
+	r = str_intern(&s->str, buf);
+	free(buf);
+	return r;
+}
+
+static int cu_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+/*
+ * Address ranges of the compile units, read from the units themselves.
+ * dwfl_module_getsrc finds units through .debug_aranges only (libdw
+ * 0.188), which clang does not emit, so without this programs built with
+ * clang would get no lines.
+ */
+static int file_cus(struct sym_file *f)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	size_t cap = 0;
+
+	if (f->cus)
+		return 0;
+	f->dw = dwfl_module_getdwarf(f->mod, &f->dwbias);
+	while (f->dw && (cu = dwfl_module_nextcu(f->mod, cu, &bias)) != NULL) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t o = 0;
+
+		while ((o = dwarf_ranges(cu, o, &base, &lo, &hi)) > 0) {
+			if (lo >= hi)
+				continue;
+			if (f->ncu == cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				struct cu_range *v = realloc(f->cu, ncap * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				f->cu = v;
+				cap = ncap;
+			}
+			f->cu[f->ncu++] = (struct cu_range){ lo + bias, hi + bias, 0,
+							     dwarf_dieoffset(cu) };
+		}
+	}
+	if (f->ncu)
+		qsort(f->cu, f->ncu, sizeof(*f->cu), cu_cmp);
+	for (size_t i = 0; i < f->ncu; i++)
+		f->cu[i].maxhi = i && f->cu[i - 1].maxhi > f->cu[i].hi ?
+					 f->cu[i - 1].maxhi : f->cu[i].hi;
+	f->cus = true;
+	return 0;
+}
+
+/* The line at module address v found through file_cus; NULL if none. */
+static Dwarf_Line *cu_getsrc(struct sym_file *f, uint64_t v, Dwarf_Die *cudie)
+{
+	size_t lo = 0, hi = f->ncu;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->cu[mid].lo <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && f->cu[i].maxhi > v;) {
+		Dwarf_Line *l;
+
+		if (v >= f->cu[i].hi || !dwarf_offdie(f->dw, f->cu[i].off, cudie))
+			continue;
+		l = dwarf_getsrc_die(cudie, v - f->dwbias);
+		if (l)
+			return l;
+	}
+	return NULL;
+}
+
+/* Source file and line of module address v into m. */
+static int code_line(struct symbolizer *s, struct sym_file *f, uint64_t v,
+		     struct memo_ent *m)
+{
+	const char *src = NULL, *dir = NULL;
+	int line = 0, err;
+	Dwfl_Line *l = dwfl_module_getsrc(f->mod, v);
+
+	if (l) {
+		src = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+		dir = dwfl_line_comp_dir(l);
+	} else {
+		Dwarf_Attribute attr;
+		Dwarf_Die cudie;
+		Dwarf_Line *dl;
+
+		err = file_cus(f);
+		if (err)
+			return err;
+		dl = cu_getsrc(f, v, &cudie);
+		if (dl && dwarf_lineno(dl, &line) == 0) {
+			src = dwarf_linesrc(dl, NULL, NULL);
+			dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
+		}
+	}
+	if (!src)
+		return 0;
+	m->src = src_intern(s, dir, src);
+	if (!m->src)
+		return -ENOMEM;
+	m->line = line > 0 ? (uint32_t)line : 0;
+	return 0;
+}
+
 static int code_resolve(struct symbolizer *s, struct sym_file *f, uint64_t v,
 			struct memo_ent *m)
 {
 	const struct sym_ent *e;
-	Dwfl_Line *l;
 	int err = file_tables(s, f);
 
 	if (err)
@@ -844,19 +1032,7 @@ static int code_resolve(struct symbolizer *s, struct sym_file *f, uint64_t v,
 		m->size = e->size;
 	}
 	/* The module sits at its link-time addresses, so v is a module address. */
-	l = dwfl_module_getsrc(f->mod, v);
-	if (l) {
-		int line = 0;
-		const char *src = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
-
-		if (src) {
-			m->src = str_intern(&s->str, src);
-			if (!m->src)
-				return -ENOMEM;
-			m->line = line > 0 ? (uint32_t)line : 0;
-		}
-	}
-	return 0;
+	return code_line(s, f, v, m);
 }
 
 static int memo_get(struct symbolizer *s, struct sym_file *f, uint64_t v,

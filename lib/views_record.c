@@ -293,6 +293,7 @@ static int view_summary(const struct profile *p, const struct view_opts *o, stru
 {
 	static const char *const cols[] = { "key", "value", NULL };
 	uint64_t k[4] = { 0 }, addr = 0, st_samples = 0, st_ns = 0, st_steps = 0, fail = 0;
+	uint64_t st_traps = 0, st_trap_ns = 0;
 	int err = 0;
 
 	(void)o;
@@ -306,6 +307,8 @@ static int view_summary(const struct profile *p, const struct view_opts *o, stru
 		st_steps += p->tasks[i].st.steps;
 		st_ns += p->tasks[i].st.handler_ns;
 		fail += p->tasks[i].st.decode_fail;
+		st_traps += p->tasks[i].st.traps;
+		st_trap_ns += p->tasks[i].st.trap_ns;
 	}
 #define KV(key, ...) (table_row(t) || table_cell(t, "%s", key) || table_cell(t, __VA_ARGS__))
 	for (size_t i = 0; i < p->nmeta && !err; i++)
@@ -330,7 +333,8 @@ static int view_summary(const struct profile *p, const struct view_opts *o, stru
 		      KV("decode_failures", "%" PRIu64, fail) ||
 		      KV("single_steps", "%" PRIu64, st_steps) ||
 		      KV("traps", "%zu", p->ntraps) ||
-		      KV("us_per_sample", "%.2f", st_samples ? (double)st_ns / (double)st_samples / 1000.0 : 0);
+		      KV("us_per_sample", "%.2f", st_samples ? (double)st_ns / (double)st_samples / 1000.0 : 0) ||
+		      KV("us_per_trap", "%.2f", st_traps ? (double)st_trap_ns / (double)st_traps / 1000.0 : 0);
 	for (size_t i = 0; i < p->nerrors && !err; i++)
 		err = KV("agent_error", "%s (%s) x%u", p->errors[i].msg,
 			 strerror(p->errors[i].err), p->errors[i].count);

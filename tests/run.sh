@@ -28,7 +28,7 @@ run() {
 	fi
 }
 
-for t in "$BUILD"/asan/tests/test_*; do
+for t in "$BUILD"/asan/tests/test_* "$BUILD"/tests/agent_*; do
 	[ -x "$t" ] && run "unit/$(basename "$t")" "$t"
 done
 if [ -x "$BUILD/asan/tests/fuzz_replay" ]; then

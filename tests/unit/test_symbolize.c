@@ -3,7 +3,8 @@
  * Symbolizer tests.  Ground truth comes from two places:
  *  - this process itself: its own mappings (/proc/self/maps and
  *    dl_iterate_phdr), build-ids read from its loaded notes, and addresses,
- *    sizes and __LINE__ values the compiler knows;
+ *    sizes and __LINE__ values the compiler knows; also a copy of its
+ *    executable without .debug_aranges, as clang would build it;
  *  - small ELF files written here with chosen layouts, symbols and
  *    build-ids, to pin down load-bias computation (non-PIE ET_EXEC, a file
  *    page shared by two segments), sizeless symbols, aliases and reuse of an
@@ -13,7 +14,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <link.h>
 #include <stdarg.h>
@@ -41,13 +41,20 @@ static int inited[4] __attribute__((used)) = { 1, 2, 3, 4 }; /* file-backed .dat
 static char big[1 << 20] __attribute__((used)); /* .bss past the file-backed page */
 static volatile int call_line;
 
+/* Kept whole and under its own name, so its symbol and lines are known. */
+#ifdef __clang__
+#define KEEP_FN __attribute__((noinline, used))
+#else
+#define KEEP_FN __attribute__((noinline, noclone, used))
+#endif
+
 enum { TARGET_FIRST_LINE = __LINE__ };
-static __attribute__((noinline, noclone)) uintptr_t target_callee(void)
+static KEEP_FN uintptr_t target_callee(void)
 {
 	return (uintptr_t)__builtin_return_address(0);
 }
 
-static __attribute__((noinline, noclone, used)) uintptr_t target_fn(int x)
+static KEEP_FN uintptr_t target_fn(int x)
 {
 	uintptr_t ra = target_callee(); call_line = __LINE__;
 
@@ -133,9 +140,11 @@ static void exe_path(char *buf, size_t len)
 /*
  * Register every file mapping of /proc/self/maps as the agent would, with
  * the build-id of the loaded object it belongs to; the executable's is
- * corrupted when asked.  Returns the number of mappings registered.
+ * corrupted when asked, and its path replaced by exe_as if given.
+ * Returns the number of mappings registered.
  */
-static int register_maps(struct symbolizer *s, uint32_t pid, bool bad_exe_bid)
+static int register_maps(struct symbolizer *s, uint32_t pid, bool bad_exe_bid,
+			 const char *exe_as)
 {
 	char exe[PATH_MAX], line[PATH_MAX + 128];
 	struct objs os = { .n = 0 };
@@ -161,9 +170,13 @@ static int register_maps(struct symbolizer *s, uint32_t pid, bool bad_exe_bid)
 			bid_len = o->bid_len;
 			memcpy(bid, o->bid, bid_len);
 		}
-		if (bad_exe_bid && strcmp(path, exe) == 0) {
-			assert_true(bid_len > 0);
-			bid[0] ^= 0xff;
+		if (strcmp(path, exe) == 0) {
+			if (bad_exe_bid) {
+				assert_true(bid_len > 0);
+				bid[0] ^= 0xff;
+			}
+			if (exe_as)
+				snprintf(path, sizeof(path), "%s", exe_as);
 		}
 		assert_int_equal(sym_add_module(s, pid, lo, hi, off, path,
 						bid_len ? bid : NULL, bid_len), 0);
@@ -176,10 +189,11 @@ static int register_maps(struct symbolizer *s, uint32_t pid, bool bad_exe_bid)
 struct phdr_reg {
 	struct symbolizer *s;
 	uint32_t pid;
+	bool round; /* page-round as lib/agent/mmaps.c does */
 	int n;
 };
 
-/* The dl_iterate_phdr form: one record per PT_LOAD, not page-rounded. */
+/* The dl_iterate_phdr form: one record per PT_LOAD. */
 static int phdr_reg_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct phdr_reg *r = arg;
@@ -203,11 +217,17 @@ static int phdr_reg_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+		uint64_t a = info->dlpi_addr + ph->p_vaddr, e = a + ph->p_memsz;
+		uint64_t off = ph->p_offset, pg = (uint64_t)getpagesize();
 
 		if (ph->p_type != PT_LOAD)
 			continue;
-		if (sym_add_module(r->s, r->pid, a, a + ph->p_memsz, ph->p_offset, path,
+		if (r->round) {
+			a &= ~(pg - 1);
+			e = (e + pg - 1) & ~(pg - 1);
+			off &= ~(pg - 1);
+		}
+		if (sym_add_module(r->s, r->pid, a, e, off, path,
 				   o.bid_len ? o.bid : NULL, o.bid_len) != 0)
 			return 1;
 		r->n++;
@@ -391,7 +411,13 @@ static const struct syn_sec exec_sec[] = {
 static const struct syn_sym exec_sym[] = {
 	{ "exec_tail", 0x401900, 0, STT_FUNC, STB_LOCAL, 1 },
 	{ "exec_label", 0x403f00, 0, STT_OBJECT, STB_LOCAL, 2 },
+	{ "exec_inner", 0x401110, 0, STT_NOTYPE, STB_LOCAL, 1 },
+	{ "exec_entry", 0x401a00, 0, STT_NOTYPE, STB_LOCAL, 1 },
+	{ "exec_edata", 0x403e80, 0, STT_NOTYPE, STB_LOCAL, 2 },
+	{ "eobj", 0x403e10, 0x20, STT_OBJECT, STB_LOCAL, 2 },
+	{ "__GI_exec_fn", 0x401100, 0x40, STT_FUNC, STB_LOCAL, 1 },
 	{ "__exec_fn", 0x401100, 0x40, STT_FUNC, STB_GLOBAL, 1 },
+	{ "exec_fn@@V2", 0x401100, 0x40, STT_FUNC, STB_GLOBAL, 1 },
 	{ "exec_fn", 0x401100, 0x40, STT_FUNC, STB_WEAK, 1 },
 	{ "exec_asm", 0x401800, 0, STT_FUNC, STB_GLOBAL, 1 },
 	{ "exec_obj", 0x403e10, 0x20, STT_OBJECT, STB_GLOBAL, 2 },
@@ -455,7 +481,8 @@ static int fx_setup(void **state)
 		fx->dyn_bid[i] = (uint8_t)(0x80 + i);
 	}
 
-	e = (struct syn_elf){ ET_EXEC, exec_seg, 3, exec_sec, 3, exec_sym, 8, { 0 } };
+	e = (struct syn_elf){ ET_EXEC, exec_seg, 3, exec_sec, 3, exec_sym,
+			      sizeof(exec_sym) / sizeof(exec_sym[0]), { 0 } };
 	memcpy(e.bid, fx->exec_bid, 20);
 	syn_write(fx->exec_path, &e);
 	e = (struct syn_elf){ ET_DYN, dyn_seg, 3, dyn_sec, 3, dyn_sym, 3, { 0 } };
@@ -480,8 +507,11 @@ static int fx_teardown(void **state)
 {
 	struct fixture *fx = *state;
 	const char *files[] = { fx->exec_path, fx->dyn_path, fx->other_path, fx->text_path };
+	char copy[128];
 
 	sym_destroy(fx->s);
+	snprintf(copy, sizeof(copy), "%s/noaranges", fx->dir);
+	unlink(copy);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		unlink(files[i]);
 	rmdir(fx->dir);
@@ -498,13 +528,11 @@ static const char *base_name(const char *p)
 
 /* ---- tests on this process ---- */
 
-static void check_target(struct symbolizer *s, uint32_t pid)
+static void check_target_in(struct symbolizer *s, uint32_t pid, const char *exe)
 {
-	char exe[PATH_MAX];
 	uintptr_t ra = target_fn(0);
 	struct sym_info si;
 
-	exe_path(exe, sizeof(exe));
 	/* ra - 1 is the last byte of the call instruction. */
 	assert_int_equal(sym_code(s, pid, ra - 1, &si), 0);
 	assert_string_equal(si.name, "target_fn");
@@ -513,6 +541,11 @@ static void check_target(struct symbolizer *s, uint32_t pid)
 	assert_string_equal(si.module, exe);
 	assert_non_null(si.file);
 	assert_string_equal(base_name(si.file), "test_symbolize.c");
+	/* Joined to the compilation directory: the very file compiled. */
+	assert_true(strlen(si.file) >= strlen(__FILE__));
+	assert_string_equal(si.file + strlen(si.file) - strlen(__FILE__), __FILE__);
+	if (__FILE__[0] != '/')
+		assert_int_equal(access(si.file, R_OK), 0);
 	assert_int_equal(si.line, call_line);
 	assert_in_range(si.line, TARGET_FIRST_LINE, TARGET_LAST_LINE);
 
@@ -521,6 +554,14 @@ static void check_target(struct symbolizer *s, uint32_t pid)
 	assert_string_equal(si.name, "target_fn");
 	assert_int_equal(si.start, (uintptr_t)target_fn);
 	assert_in_range(si.line, TARGET_FIRST_LINE, TARGET_LAST_LINE);
+}
+
+static void check_target(struct symbolizer *s, uint32_t pid)
+{
+	char exe[PATH_MAX];
+
+	exe_path(exe, sizeof(exe));
+	check_target_in(s, pid, exe);
 }
 
 static void check_data(struct symbolizer *s, uint32_t pid)
@@ -562,7 +603,7 @@ static void test_self_maps(void **state)
 {
 	struct fixture *fx = *state;
 
-	assert_true(register_maps(fx->s, PID_SELF, false) > 0);
+	assert_true(register_maps(fx->s, PID_SELF, false, NULL) > 0);
 	check_target(fx->s, PID_SELF);
 	check_data(fx->s, PID_SELF);
 	check_libc(fx->s, PID_SELF);
@@ -572,13 +613,63 @@ static void test_self_maps(void **state)
 static void test_self_phdrs(void **state)
 {
 	struct fixture *fx = *state;
-	struct phdr_reg r = { fx->s, PID_SELF, 0 };
+	struct phdr_reg r = { fx->s, PID_SELF, false, 0 };
+	struct phdr_reg rr = { fx->s, PID_CHILD, true, 0 };
 
 	assert_int_equal(dl_iterate_phdr(phdr_reg_cb, &r), 0);
 	assert_true(r.n > 0);
 	check_target(fx->s, PID_SELF);
 	check_data(fx->s, PID_SELF);
 	check_libc(fx->s, PID_SELF);
+	assert_int_equal(dl_iterate_phdr(phdr_reg_cb, &rr), 0);
+	assert_int_equal(rr.n, r.n);
+	check_target(fx->s, PID_CHILD);
+	check_data(fx->s, PID_CHILD);
+	check_libc(fx->s, PID_CHILD);
+}
+
+/*
+ * A copy of this executable whose .debug_aranges is renamed away, as in
+ * clang output: lines must still be found, from the compile units.
+ */
+static void test_no_aranges(void **state)
+{
+	struct fixture *fx = *state;
+	char copy[128], exe[PATH_MAX];
+	FILE *fp;
+	long len;
+	char *buf;
+
+	exe_path(exe, sizeof(exe));
+	snprintf(copy, sizeof(copy), "%s/noaranges", fx->dir);
+	fp = fopen(exe, "rb");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	len = ftell(fp);
+	assert_true(len > (long)sizeof(Elf64_Ehdr));
+	rewind(fp);
+	buf = malloc((size_t)len);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)len, fp), (size_t)len);
+	fclose(fp);
+
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)buf;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(buf + eh->e_shoff);
+	char *names = buf + sh[eh->e_shstrndx].sh_offset;
+	for (int i = 0; i < eh->e_shnum; i++)
+		if (strcmp(names + sh[i].sh_name, ".debug_aranges") == 0)
+			names[sh[i].sh_name + 13] = 'z';
+
+	fp = fopen(copy, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, (size_t)len, fp), (size_t)len);
+	fclose(fp);
+	free(buf);
+
+	register_maps(fx->s, PID_SELF, false, copy);
+	check_target_in(fx->s, PID_SELF, copy);
+	check_data(fx->s, PID_SELF);
+	unlink(copy);
 }
 
 static void test_no_symbol(void **state)
@@ -591,7 +682,7 @@ static void test_no_symbol(void **state)
 	void *anon = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	assert_true(anon != MAP_FAILED);
-	register_maps(fx->s, PID_SELF, false);
+	register_maps(fx->s, PID_SELF, false, NULL);
 
 	assert_int_equal(sym_code(fx->s, PID_SELF, (uintptr_t)anon, &si), -ENOENT);
 	assert_null(si.name);
@@ -619,7 +710,7 @@ static void test_stale(void **state)
 	const char *first = NULL;
 
 	exe_path(exe, sizeof(exe));
-	assert_true(register_maps(fx->s, PID_SELF, true) > 1);
+	assert_true(register_maps(fx->s, PID_SELF, true, NULL) > 1);
 	assert_int_equal(sym_code(fx->s, PID_SELF, (uintptr_t)target_fn, &si), -ENOENT);
 	assert_null(si.name);
 	assert_null(si.file);
@@ -654,7 +745,7 @@ static void test_fork_forget(void **state)
 	struct sym_info a, b;
 	const char *saved;
 
-	register_maps(fx->s, PID_SELF, false);
+	register_maps(fx->s, PID_SELF, false, NULL);
 	assert_int_equal(sym_fork(fx->s, PID_SELF, PID_CHILD), 0);
 	check_target(fx->s, PID_CHILD);
 	check_data(fx->s, PID_CHILD);
@@ -699,7 +790,11 @@ static void test_exec_nonpie(void **state)
 	assert_int_equal(sym_add_module(s, 1, 0x403000, 0x404000, 0x2000, fx->exec_path,
 					fx->exec_bid, 20), 0);
 
-	/* The weak alias without underscores wins over __exec_fn. */
+	/*
+	 * The weak alias without underscores or version wins over __exec_fn,
+	 * exec_fn@@V2 and the local __GI_exec_fn; the untyped label inside the
+	 * function does not cut it short.
+	 */
 	assert_int_equal(sym_code(s, 1, 0x401120, &si), 0);
 	assert_string_equal(si.name, "exec_fn");
 	assert_int_equal(si.start, 0x401100);
@@ -715,12 +810,21 @@ static void test_exec_nonpie(void **state)
 	assert_string_equal(si.name, "exec_asm");
 	assert_int_equal(si.start, 0x401800);
 	assert_int_equal(si.size, 0x100);
-	assert_int_equal(sym_code(s, 1, 0x401fff, &si), 0);
+	assert_int_equal(sym_code(s, 1, 0x4019ff, &si), 0);
 	assert_string_equal(si.name, "exec_tail");
-	assert_int_equal(si.size, 0x700);
+	assert_int_equal(si.size, 0x100);
+	/* An untyped label in code is an entry point (assembly). */
+	assert_int_equal(sym_code(s, 1, 0x401fff, &si), 0);
+	assert_string_equal(si.name, "exec_entry");
+	assert_int_equal(si.start, 0x401a00);
+	assert_int_equal(si.size, 0x600);
 	assert_int_equal(sym_code(s, 1, 0x402010, &si), -ENOENT);
+	/* ... but not in data, where labels mark places like _edata. */
+	assert_int_equal(sym_code(s, 1, 0x403e80, &si), -ENOENT);
+	assert_int_equal(sym_data(s, 1, 0x403e80, &si), -ENOENT);
 
-	/* Objects: sized, sizeless (exact address only), .bss past the file. */
+	/* Objects: sized (the global name, not the local alias "eobj"),
+	 * sizeless (exact address only), .bss past the file. */
 	assert_int_equal(sym_data(s, 1, 0x403e2f, &si), 0);
 	assert_string_equal(si.name, "exec_obj");
 	assert_int_equal(si.start, 0x403e10);
@@ -775,6 +879,11 @@ static void test_dyn_bias(void **state)
 	assert_int_equal(sym_add_module(s, 1, DYN_BIAS, DYN_BIAS + 0x1000, 0,
 					fx->dyn_path, fx->dyn_bid, 20), 0);
 	check_dyn(s, 1, DYN_BIAS);
+	/* A leftover of the loader's first whole-file mapping, inside the load,
+	 * at an offset no segment has: it must not displace the load. */
+	assert_int_equal(sym_add_module(s, 1, DYN_BIAS + 0x3000, DYN_BIAS + 0x4000, 0x3000,
+					fx->dyn_path, fx->dyn_bid, 20), 0);
+	check_dyn(s, 1, DYN_BIAS);
 
 	/* Same file, another process, another bias, per-segment records. */
 	for (size_t i = 0; i < 3; i++)
@@ -787,6 +896,16 @@ static void test_dyn_bias(void **state)
 	assert_int_equal(sym_code(s, 2, b2 + 0x2080, &b), 0);
 	assert_ptr_equal(a.name, b.name);
 	assert_int_equal(b.start - a.start, b2 - DYN_BIAS);
+
+	/* The agent's form: page-rounded per-segment records, data first. */
+	for (size_t i = 3; i-- > 0;)
+		assert_int_equal(sym_add_module(s, 4, (DYN_BIAS + dyn_seg[i].vaddr) & ~0xfffull,
+						(DYN_BIAS + dyn_seg[i].vaddr + dyn_seg[i].memsz +
+						 0xfff) & ~0xfffull,
+						dyn_seg[i].off & ~0xfffull, fx->dyn_path,
+						fx->dyn_bid, 20),
+				 0);
+	check_dyn(s, 4, DYN_BIAS);
 
 	/* No build-id recorded: nothing to check against, so trusted. */
 	assert_int_equal(sym_add_module(s, 3, DYN_BIAS, DYN_BIAS + 0x1000, 0,
@@ -823,6 +942,18 @@ static void test_reuse_range(void **state)
 	assert_int_equal(sym_data(s, 1, DYN_BIAS + 0x4810, &si), -ENOENT);
 	assert_null(si.module);
 
+	/* A child whose own records arrived before its fork: they win over
+	 * the parent's modules in the same range. */
+	assert_int_equal(sym_add_module(s, 8, DYN_BIAS, DYN_BIAS + 0x1000, 0,
+					fx->dyn_path, fx->dyn_bid, 20), 0);
+	assert_int_equal(sym_add_module(s, 5, DYN_BIAS + 0x1000, DYN_BIAS + 0x3000, 0x1000,
+					fx->other_path, other_bid, 20), 0);
+	assert_int_equal(sym_fork(s, 8, 5), 0);
+	assert_int_equal(sym_code(s, 5, DYN_BIAS + 0x2090, &si), 0);
+	assert_string_equal(si.name, "other_fn");
+	assert_int_equal(sym_data(s, 5, DYN_BIAS + 0x4810, &si), -ENOENT);
+	check_dyn(s, 8, DYN_BIAS);
+
 	/* A wrong build-id on the synthetic library: stale, never resolved. */
 	assert_int_equal(sym_add_module(s, 9, DYN_BIAS, DYN_BIAS + 0x1000, 0,
 					fx->dyn_path, other_bid, 20), 0);
@@ -848,6 +979,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_self_maps, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_self_phdrs, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_no_aranges, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_no_symbol, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_stale, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_fork_forget, fx_setup, fx_teardown),

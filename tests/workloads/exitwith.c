@@ -66,7 +66,7 @@ static int die_of(int sig)
 		fprintf(stderr, "exitwith: pthread_create: %s\n", strerror(err));
 		return 2;
 	}
-	work(10);
+	work(750);
 	kill(getpid(), sig);
 	/* Signals whose default action is to ignore land here. */
 	sleep(2);
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "--segv")) {
 		volatile int *volatile null = NULL; /* nor may the compiler drop the store */
 
-		work(20);
+		work(1500);
 		*null = 0;
 		return 3;
 	}
@@ -101,6 +101,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "exitwith: CODE must be 0..255\n");
 		return 2;
 	}
-	work(20);
+	work(1500);
 	return (int)v;
 }

@@ -1,0 +1,214 @@
+#!/bin/sh
+# Overhead benchmark of `cdt record` (make bench).
+#
+# For each workload (arrays 4, threads 4, stencil) it runs BENCH_ROUNDS
+# rounds (default 5); each round runs the program plain and under
+# `cdt record -q`, alternating which goes first, and the table gives
+# medians over rounds.  What is measured (tests/bench/rusage.c):
+#
+#   plain s     wall time of the plain program
+#   cdt s       wall time of the whole `cdt record` command: start, the
+#               program under the agent, symbolizing, writing the profile
+#   time x      median of the per-round ratios cdt s / plain s
+#   cpu x       the same for CPU time (user+sys): cdt and all its children
+#               against the plain program
+#   rss MB      peak RSS of the program process itself, plain / under cdt.
+#               Under cdt the program is started by a second copy of the
+#               rusage wrapper, itself run by cdt, so the figure is the
+#               program's own (agent, its alternate stacks and the touched
+#               pages of the shared record buffer included) and not cdt's
+#   rss x       median of the per-round ratios of those two peaks
+#   cdt MB      peak RSS of the largest process of the cdt run (ru_maxrss
+#               is a maximum over processes, not a sum), i.e. the front
+#               end's own peak when it is larger than the program's
+#   samples     timer samples taken in the cdt run (summary samples_taken)
+#   us/smp in   agent handler time per sample (summary us_per_sample,
+#               single steps included)
+#   us/smp all  the program's extra CPU time per sample: (its CPU under cdt
+#               - its CPU plain) / samples; includes the kernel's signal
+#               delivery and the single-step traps
+#   steps/smp   soft source: single steps per sample (summary single_steps
+#               / samples_taken), each one more trap and signal
+#
+# Then the cost of a debug-register trap, from watchme (2 threads, 20000
+# bump() calls each) at 1 Hz sampling (so samples do not count), for a
+# data watchpoint (watched_counter:w) and an execute breakpoint (bump:x):
+# in-handler microseconds per trap (summary us_per_trap), and the extra
+# CPU per trap of the whole cdt command, front end included, against the
+# same command without --watch.  Last, soft-sampling accuracy over the arrays
+# profiles of all rounds, as tests/e2e/accuracy.sh defines it.
+#
+# Environment: CDT_PLAIN (default ./cdt, the optimized front end), BUILD
+# (default build), BENCH_ROUNDS, CC.  The machine should be otherwise idle;
+# nothing here asserts a figure.
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+CDT=${CDT_PLAIN:-$top/cdt}
+BUILD=${BUILD:-$top/build}
+case $CDT in /*) ;; *) CDT=$(pwd)/$CDT ;; esac
+case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
+W=$BUILD/workloads
+ROUNDS=${BENCH_ROUNDS:-5}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+[ -x "$CDT" ] || die "no cdt front end at $CDT (make cdt)"
+for w in arrays threads stencil watchme; do
+	[ -x "$W/$w" ] || die "no workload $W/$w (make workloads)"
+done
+case $ROUNDS in '' | *[!0-9]* | 0) die "BENCH_ROUNDS must be a positive number" ;; esac
+${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$tmp/rusage" "$top/tests/bench/rusage.c" ||
+	die "cannot build tests/bench/rusage.c"
+R=$tmp/rusage
+
+# kv PROFILE KEY: a value from a profile's summary.
+kv() {
+	"$CDT" report -i "$1" --csv --view summary |
+		awk -F, -v k="$2" '$1 == k { sub(/^[^,]*,/, ""); print; exit }'
+}
+
+# run_plain TAG ARGS...: one plain run, measured into $tmp/TAG.plain.
+run_plain() {
+	tag=$1
+	shift
+	"$R" -o "$tmp/$tag.plain" "$@" >/dev/null 2>"$tmp/err" ||
+		die "$* failed plain: $(cat "$tmp/err")"
+}
+
+# run_cdt TAG DATA CDTOPTS -- ARGS...: one run under cdt; the whole cdt
+# command into $tmp/TAG.cdt, the program alone into $tmp/TAG.target.
+run_cdt() {
+	tag=$1 data=$2
+	shift 2
+	opts=
+	while [ "$1" != -- ]; do
+		opts="$opts $1"
+		shift
+	done
+	shift
+	# shellcheck disable=SC2086
+	"$R" -o "$tmp/$tag.cdt" "$CDT" record -q -o "$data" $opts "$R" -o "$tmp/$tag.target" "$@" \
+		>/dev/null 2>"$tmp/err" || die "cdt record$opts $* failed: $(cat "$tmp/err")"
+}
+
+# The rows of a run file as "wall cpu maxrss_kb", one per round.
+fields() {
+	awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		print v["wall_s"], v["user_s"] + v["sys_s"], v["maxrss_kb"] }' "$1"
+}
+
+printf 'cdt record overhead: %d rounds per workload, medians; %s, %s CPUs\n' "$ROUNDS" \
+	"$("$CDT" --version)" "$(getconf _NPROCESSORS_ONLN)"
+printf 'source: %s\n\n' "$("$CDT" probe --csv 2>/dev/null | awk -F, '$1 == "source.record" { print $2 }')"
+printf '%-10s %7s %7s %6s %6s %13s %6s %7s %8s %9s %10s %9s\n' workload "plain s" "cdt s" \
+	"time x" "cpu x" "rss MB p/cdt" "rss x" "cdt MB" samples "us/smp in" "us/smp all" "steps/smp"
+
+bench() {
+	name=$1
+	shift
+	: >"$tmp/$name.samples"
+	for r in $(seq 1 "$ROUNDS"); do
+		if [ $((r % 2)) -eq 1 ]; then
+			run_plain "$name" "$W/$name" "$@"
+			run_cdt "$name" "$tmp/$name.$r.data" -- "$W/$name" "$@"
+		else
+			run_cdt "$name" "$tmp/$name.$r.data" -- "$W/$name" "$@"
+			run_plain "$name" "$W/$name" "$@"
+		fi
+		d=$tmp/$name.$r.data
+		echo "$(kv "$d" samples_taken) $(kv "$d" us_per_sample) $(kv "$d" single_steps)" \
+			>>"$tmp/$name.samples"
+	done
+	fields "$tmp/$name.plain" >"$tmp/p"
+	fields "$tmp/$name.cdt" >"$tmp/c"
+	fields "$tmp/$name.target" >"$tmp/t"
+	paste -d' ' "$tmp/p" "$tmp/c" "$tmp/t" "$tmp/$name.samples" | awk -v name="$name $*" '
+	function median(a, n,   i, j, x) {
+		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	{
+		n++
+		pw[n] = $1; cw[n] = $4; tx[n] = $4 / $1; cx[n] = $5 / $2
+		pr[n] = $3 / 1024; tr[n] = $9 / 1024; rx[n] = $9 / $3; cr[n] = $6 / 1024
+		sm[n] = $10; us[n] = $11; all[n] = $10 ? ($8 - $2) / $10 * 1e6 : 0
+		st[n] = $10 ? $12 / $10 : 0
+	}
+	END {
+		printf "%-10s %7.2f %7.2f %6.2f %6.2f %6.1f/%6.1f %6.2f %7.1f %8d %9.2f %10.2f %9.2f\n",
+			substr(name, 1, 10), median(pw, n), median(cw, n), median(tx, n), median(cx, n),
+			median(pr, n), median(tr, n), median(rx, n), median(cr, n), median(sm, n),
+			median(us, n), median(all, n), median(st, n)
+	}'
+}
+
+bench arrays 4
+bench threads 4
+bench stencil
+
+# Traps: in-handler cost from the profile (us_per_trap, or the threads
+# view's handler_us weighted by traps when the summary lacks it), and the
+# extra CPU per trap of the whole cdt run (program and front end) against
+# the same cdt run without --watch.  The program cannot be wrapped here:
+# --watch looks the symbol up in the program cdt starts.
+trap_cost() {
+	spec=$1
+	: >"$tmp/trap.rows"
+	rm -f "$tmp/nowatch.cdt" "$tmp/watch.cdt"
+	for r in $(seq 1 "$ROUNDS"); do
+		"$R" -o "$tmp/nowatch.cdt" "$CDT" record -q -F 1 -o "$tmp/nowatch.data" \
+			"$W/watchme" 2 20000 >/dev/null 2>"$tmp/err" || die "watchme under cdt failed: $(cat "$tmp/err")"
+		"$R" -o "$tmp/watch.cdt" "$CDT" record -q -F 1 --watch "$spec" -o "$tmp/trap.data" \
+			"$W/watchme" 2 20000 >/dev/null 2>"$tmp/err" ||
+			die "watchme under cdt --watch $spec failed: $(cat "$tmp/err")"
+		traps=$(kv "$tmp/trap.data" traps)
+		inh=$(kv "$tmp/trap.data" us_per_trap)
+		if [ -z "$inh" ]; then
+			inh=$("$CDT" report -i "$tmp/trap.data" --csv --view threads |
+				awk -F, 'NR > 1 { t += $10; us += $10 * $11 } END { printf "%.2f", t ? us / t : 0 }')
+		fi
+		echo "$traps $inh" >>"$tmp/trap.rows"
+	done
+	fields "$tmp/nowatch.cdt" >"$tmp/p"
+	fields "$tmp/watch.cdt" >"$tmp/t"
+	paste -d' ' "$tmp/p" "$tmp/t" "$tmp/trap.rows" | awk -v spec="$spec" '
+	function median(a, n,   i, j, x) {
+		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	{ n++; tr[n] = $7; inh[n] = $8; all[n] = $7 ? ($5 - $2) / $7 * 1e6 : 0 }
+	END { printf "%-22s %8d %12.2f %12.2f\n", spec, median(tr, n), median(inh, n), median(all, n) }'
+}
+
+printf '\n%-22s %8s %12s %12s\n' "watchme 2 20000, -F 1" traps "us/trap in" "us/trap all"
+trap_cost watched_counter:w
+trap_cost bump:x
+
+# Accuracy over every arrays profile.
+printf '\n'
+for r in $(seq 1 "$ROUNDS"); do
+	"$CDT" report -i "$tmp/arrays.$r.data" --csv --top 0 --view samples | tail -n +2
+done | awk -F, '
+BEGIN {
+	obj["read_a"] = "arr_load64";  kind["read_a"] = "load";  size["read_a"] = 8
+	obj["write_b"] = "arr_store32"; kind["write_b"] = "store"; size["write_b"] = 4
+	obj["rmw_c"] = "arr_rmw64";    kind["rmw_c"] = "rmw";    size["rmw_c"] = 8
+	obj["read_d"] = "arr_load16";  kind["read_d"] = "load";  size["read_d"] = 2
+}
+($10 in obj) && $15 ~ /a/ {
+	n++; per[$10]++
+	if ($13 == obj[$10] && $6 == kind[$10] && $7 == size[$10]) { ok++; okf[$10]++ }
+}
+END {
+	printf "accuracy: %.1f%% of %d samples\n", n ? 100 * ok / n : 0, n
+	printf "  (arrays 4, soft source: samples in read_a/write_b/rmw_c/read_d naming that function'"'"'s array, kind and size;"
+	for (f in per) printf " %s %d/%d", f, okf[f], per[f]
+	printf ")\n"
+}'

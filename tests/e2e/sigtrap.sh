@@ -1,0 +1,58 @@
+#!/bin/sh
+# A program with its own SIGTRAP handlers keeps them under cdt, whose agent
+# also lives on SIGTRAP: every raise() and int3 of the sigtrap workload
+# must reach the program's handler (installed with sigaction and with
+# signal) exactly once, and sampling must go on meanwhile.  With SIGTRAP
+# blocked by the program, it must still compute the right result and be
+# sampled in both threads.
+set -u
+
+: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
+W=$BUILD/workloads
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+
+fail() {
+	echo "sigtrap.sh: $*" >&2
+	exit 1
+}
+
+kv() {
+	awk -F, -v k="$1" '$1 == k { sub(/^[^,]*,/, ""); print; exit }' "$tmp/summary"
+}
+
+[ -x "$W/sigtrap" ] || fail "expected the workload $W/sigtrap (make workloads)"
+
+# Sanity: the workload passes on its own, so a failure below is cdt's.
+"$W/sigtrap" 50 >"$tmp/out" 2>&1 || fail "the sigtrap workload fails without cdt: $(cat "$tmp/out")"
+
+"$CDT" record -o "$tmp/s.data" "$W/sigtrap" 100 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] ||
+	fail "sigtrap 100 under cdt: expected exit 0 (every trap handled), got $rc; stdout: $(cat "$tmp/out"); stderr: $(cat "$tmp/err")"
+grep -q 'saw 100 raise and 100 int3 of 100 each, 0 other; signal handler saw 200 of 200' "$tmp/out" ||
+	fail "handler counts: expected 100 raise, 100 int3, then 200; found: $(cat "$tmp/out")"
+"$CDT" report -i "$tmp/s.data" --csv --view summary >"$tmp/summary" 2>"$tmp/rerr" ||
+	fail "profile not readable: $(cat "$tmp/rerr")"
+# ~0.5 s of CPU at 4 kHz gives ~2000; 200 is generous.
+[ "$(kv memory_samples)" -ge 200 ] 2>/dev/null ||
+	fail "expected >= 200 memory samples, found '$(kv memory_samples)'"
+if grep -q '^agent_error,' "$tmp/summary"; then
+	fail "agent errors: $(grep '^agent_error,' "$tmp/summary")"
+fi
+
+"$CDT" record -o "$tmp/b.data" "$W/sigtrap" --block >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] ||
+	fail "sigtrap --block under cdt: expected exit 0, got $rc; stdout: $(cat "$tmp/out"); stderr: $(cat "$tmp/err")"
+"$CDT" report -i "$tmp/b.data" --csv --view threads >"$tmp/threads.csv" 2>"$tmp/rerr" ||
+	fail "profile not readable: $(cat "$tmp/rerr")"
+[ "$(($(wc -l <"$tmp/threads.csv") - 1))" -eq 2 ] ||
+	fail "sigtrap --block runs 2 threads; the profile has: $(cat "$tmp/threads.csv")"
+[ "$(head -n 1 "$tmp/threads.csv" | cut -d, -f6)" = mem_samples ] ||
+	fail "threads CSV: expected column 6 to be mem_samples: $(head -n 1 "$tmp/threads.csv")"
+# Each thread works ~0.25 s with SIGTRAP "blocked".
+awk -F, 'NR > 1 && $6 < 100 { bad = 1 } END { exit bad }' "$tmp/threads.csv" ||
+	fail "with SIGTRAP blocked by the program, each thread must still be sampled (>= 100): $(cat "$tmp/threads.csv")"
+exit 0
