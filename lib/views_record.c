@@ -223,9 +223,9 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 
 static int view_samples(const struct profile *p, const struct view_opts *o, struct table *t)
 {
-	static const char *const cols[] = { "thread", "pid", "tid", "time_ns", "cpu", "kind",
-					     "size", "addr", "ip", "function", "file", "line",
-					     "object", "offset", "flags", NULL };
+	static const char *const cols[] = { "thread:r", "pid:r", "tid:r", "time_ns:r", "cpu:r",
+					     "kind", "size:r", "addr", "ip", "function", "file",
+					     "line:r", "object", "offset:r", "flags", NULL };
 	uint64_t t0 = p->nsamples ? p->samples[0].time : 0;
 	int err = 0;
 
@@ -264,11 +264,15 @@ static int view_samples(const struct profile *p, const struct view_opts *o, stru
 
 static int view_traps(const struct profile *p, const struct view_opts *o, struct table *t)
 {
-	static const char *const cols[] = { "thread", "tid", "time_ns", "watched", "object",
-					    "kind", "size", "insn", "location", NULL };
+	static const char *const cols[] = { "thread:r", "tid:r", "time_ns:r", "watched", "object",
+					    "kind", "size:r", "insn", "location", NULL };
+	uint64_t t0 = p->ntraps ? p->traps[0].time : 0;
 	int err = 0;
 
 	table_init(t, "Watchpoint traps", cols);
+	for (size_t i = 0; i < p->ntraps; i++)
+		if (p->traps[i].time < t0)
+			t0 = p->traps[i].time;
 	for (size_t i = 0; i < p->ntraps && !err; i++) {
 		const struct rec_trap *x = &p->traps[i];
 		uint64_t ip = x->flags & TRAP_F_INSN ? x->insn_ip : x->ip, off;
@@ -280,7 +284,7 @@ static int view_traps(const struct profile *p, const struct view_opts *o, struct
 		view_data_obj(p, x->pid, x->time, x->wp_addr, 0, obj, sizeof(obj), &off);
 		err = table_row(t) ||
 		      table_cell(t, "%u", thread_index(p, x->pid, x->tid, x->time)) ||
-		      table_cell(t, "%u", x->tid) || table_cell(t, "%" PRIu64, x->time) ||
+		      table_cell(t, "%u", x->tid) || table_cell(t, "%" PRIu64, x->time - t0) ||
 		      table_cell(t, "0x%" PRIx64, x->wp_addr) || table_cell(t, "%s", obj) ||
 		      table_cell(t, "%s", x->flags & TRAP_F_EXEC ? "exec" : view_kind_name(x->kind)) ||
 		      table_cell(t, "%u", x->size) || table_cell(t, "0x%" PRIx64, ip) ||

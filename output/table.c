@@ -83,7 +83,7 @@ static size_t table_colname_len(const struct table *t, int c)
 void table_print_text(const struct table *t, FILE *f, int width)
 {
 	size_t w[TABLE_MAX_COLS], total = 0;
-	int widest = 0;
+	int widest, gap = 2;
 
 	for (int c = 0; c < t->ncols; c++) {
 		w[c] = table_colname_len(t, c);
@@ -94,19 +94,30 @@ void table_print_text(const struct table *t, FILE *f, int width)
 				w[c] = n;
 		}
 		total += w[c] + (c ? 2 : 0);
-		if (!t->right[c] && w[c] > w[widest])
-			widest = c;
 	}
-	/* Too wide for the terminal: cut the widest text column. */
-	if (width > 0 && total > (size_t)width && w[widest] > 12) {
-		size_t over = total - (size_t)width;
+	/* Too wide for the terminal: tighten the gaps, then cut the widest
+	 * text column; numbers are never cut. */
+	if (width > 0 && total > (size_t)width && t->ncols > 1) {
+		gap = 1;
+		total -= (size_t)t->ncols - 1;
+	}
+	while (width > 0 && total > (size_t)width) {
+		size_t over = total - (size_t)width, cut;
 
-		w[widest] = w[widest] - over < 12 ? 12 : w[widest] - over;
+		widest = -1;
+		for (int c = 0; c < t->ncols; c++)
+			if (!t->right[c] && w[c] > 8 && (widest < 0 || w[c] > w[widest]))
+				widest = c;
+		if (widest < 0)
+			break;
+		cut = w[widest] - 8 < over ? w[widest] - 8 : over;
+		w[widest] -= cut;
+		total -= cut;
 	}
 	if (t->title)
 		fprintf(f, "%s\n", t->title);
 	for (int c = 0; c < t->ncols; c++)
-		fprintf(f, "%s%*.*s", c ? "  " : "", t->right[c] ? (int)w[c] : -(int)w[c],
+		fprintf(f, "%*s%*.*s", c ? gap : 0, "", t->right[c] ? (int)w[c] : -(int)w[c],
 			(int)table_colname_len(t, c), t->cols[c]);
 	fputc('\n', f);
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -115,9 +126,9 @@ void table_print_text(const struct table *t, FILE *f, int width)
 			size_t n = strlen(s);
 
 			if (n > w[c]) /* keep the end: file:line and suffixes matter most */
-				fprintf(f, "%s..%s", c ? "  " : "", s + n - (w[c] - 2));
+				fprintf(f, "%*s..%s", c ? gap : 0, "", s + n - (w[c] - 2));
 			else
-				fprintf(f, "%s%*s", c ? "  " : "",
+				fprintf(f, "%*s%*s", c ? gap : 0, "",
 					t->right[c] ? (int)w[c] : -(int)w[c], s);
 		}
 		fputc('\n', f);
