@@ -282,6 +282,75 @@ int decode_access(const void *code, size_t avail, const struct decode_regs *regs
 	return access_fill(&insn, ops, regs->rip, regs, false, out);
 }
 
+static bool insn_branches(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops)
+{
+	for (unsigned i = 0; i < insn->operand_count; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
+		    reg_enclosing(ops[i].reg.value) == ZYDIS_REGISTER_RIP)
+			return true;
+	switch (insn->meta.category) {
+	case ZYDIS_CATEGORY_SYSCALL:
+	case ZYDIS_CATEGORY_INTERRUPT:
+	case ZYDIS_CATEGORY_SYSTEM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static uint32_t gpr_bit(ZydisRegister reg)
+{
+	ZydisRegister big = reg_enclosing(reg);
+
+	if (big < ZYDIS_REGISTER_RAX || big > ZYDIS_REGISTER_R15)
+		return 0;
+	return 1u << (big - ZYDIS_REGISTER_RAX);
+}
+
+int decode_next_access(const void *code, size_t avail, const struct decode_regs *regs,
+		       unsigned max_insns, struct insn_access *out)
+{
+	ZydisDecodedInstruction insn;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	struct decode_regs at;
+	uint32_t dirty = 0; /* GPRs written by the instructions walked over */
+	size_t off = 0;
+
+	if (!atomic_load_explicit(&dec_ready, memory_order_acquire) || !code || !regs || !out)
+		return -1;
+	at = *regs;
+	for (unsigned n = 0; n < max_insns && off < avail; n++) {
+		const ZydisDecodedOperand *mem;
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, (const uint8_t *)code + off,
+							 avail - off, &insn, ops)))
+			return n ? 0 : -1;
+		mem = insn_excluded(&insn) ? NULL : mem_pick(&insn, ops);
+		if (mem) {
+			uint32_t uses = 0;
+
+			if (mem->mem.base != ZYDIS_REGISTER_RIP && mem->mem.base != ZYDIS_REGISTER_EIP)
+				uses |= gpr_bit(mem->mem.base);
+			uses |= gpr_bit(mem->mem.index);
+			if (insn.mnemonic == ZYDIS_MNEMONIC_XLAT)
+				uses |= gpr_bit(ZYDIS_REGISTER_RAX);
+			if (uses & dirty)
+				return 0; /* its address depends on values not known yet */
+			at.rip = regs->rip + off;
+			return access_fill(&insn, ops, at.rip, &at, false, out);
+		}
+		if (insn_branches(&insn, ops))
+			return 0;
+		for (unsigned i = 0; i < insn.operand_count; i++)
+			if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+				dirty |= gpr_bit(ops[i].reg.value);
+		off += insn.length;
+	}
+	return 0;
+}
+
 /* The length with the most votes; 0 if none or tied. */
 static unsigned vote_winner(const unsigned votes[X86_MAX_INSN + 1])
 {

@@ -69,6 +69,19 @@ int decode_access(const void *code, size_t avail, const struct decode_regs *regs
 		  struct insn_access *out);
 
 /*
+ * The next memory access from regs->rip on, found without executing
+ * anything: walk at most max_insns straight-line instructions (stopping at
+ * any branch, call, return or system instruction), tracking which
+ * general-purpose registers they write.  The first memory instruction
+ * whose address registers none of them wrote has its address computed
+ * exactly from regs.  `code`/`avail` are the bytes from rip on.
+ * Returns 1 with *out (out->ip is that instruction), 0 if no such access
+ * is reachable that way, -1 if the instruction at rip cannot be decoded.
+ */
+int decode_next_access(const void *code, size_t avail, const struct decode_regs *regs,
+		       unsigned max_insns, struct insn_access *out);
+
+/*
  * Find the instruction that ENDS at regs->rip and has already executed
  * (data breakpoints trap after the access).  `code` points at the byte at
  * rip - before, with `before` readable bytes preceding rip and `after`
