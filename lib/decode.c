@@ -282,14 +282,20 @@ int decode_access(const void *code, size_t avail, const struct decode_regs *regs
 	return access_fill(&insn, ops, regs->rip, regs, false, out);
 }
 
+/* Does control leave the straight line here (or may it)? */
 static bool insn_branches(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops)
 {
 	for (unsigned i = 0; i < insn->operand_count; i++)
 		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 		    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
-		    reg_enclosing(ops[i].reg.value) == ZYDIS_REGISTER_RIP)
+		    (ops[i].reg.value == ZYDIS_REGISTER_RIP || ops[i].reg.value == ZYDIS_REGISTER_EIP ||
+		     ops[i].reg.value == ZYDIS_REGISTER_IP))
 			return true;
 	switch (insn->meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_CALL:
+	case ZYDIS_CATEGORY_RET:
 	case ZYDIS_CATEGORY_SYSCALL:
 	case ZYDIS_CATEGORY_INTERRUPT:
 	case ZYDIS_CATEGORY_SYSTEM:

@@ -454,6 +454,40 @@ static void test_prev_ambiguous(void **state)
 	assert_int_equal(prev(0x4f, 1, &r, &a), -1);
 }
 
+/* decode_next_access: the walk ahead of an unexecuted IP. */
+static void test_next_walk(void **state)
+{
+	/* add rdx,1 ; mov rcx,[rbx+8] : the load's registers are untouched */
+	static const uint8_t straight[] = { 0x48, 0x83, 0xc2, 0x01, 0x48, 0x8b, 0x4b, 0x08 };
+	/* add rbx,8 ; mov rcx,[rbx] : rbx changes before the load */
+	static const uint8_t dirty[] = { 0x48, 0x83, 0xc3, 0x08, 0x48, 0x8b, 0x0b };
+	/* add rsi,8 ; cmp rsi,rdi ; jne .-9 ; mov [rbx],rax : the branch stops the walk */
+	static const uint8_t branch[] = { 0x48, 0x83, 0xc6, 0x08, 0x48, 0x39, 0xfe, 0x75, 0xf7,
+					  0x48, 0x89, 0x03 };
+	/* add rdx,1 ; ret : the return's stack load is the next access */
+	static const uint8_t ret[] = { 0x48, 0x83, 0xc2, 0x01, 0xc3 };
+	struct decode_regs r = regs_std();
+	struct insn_access a;
+
+	(void)state;
+	assert_int_equal(decode_next_access(straight, sizeof(straight), &r, 16, &a), 1);
+	assert_int_equal(a.ip, RIP + 4);
+	assert_int_equal(a.addr, r.gpr[DR_RBX] + 8);
+	assert_int_equal(a.kind, MEM_LOAD);
+	assert_int_equal(a.size, 8);
+	assert_true(a.flags & ACC_F_ADDR);
+	assert_int_equal(decode_next_access(dirty, sizeof(dirty), &r, 16, &a), 0);
+	assert_int_equal(decode_next_access(branch, sizeof(branch), &r, 16, &a), 0);
+	assert_int_equal(decode_next_access(ret, sizeof(ret), &r, 16, &a), 1);
+	assert_int_equal(a.addr, r.gpr[DR_RSP]);
+	assert_true(a.flags & ACC_F_STACK);
+	/* The budget and the bytes bound the walk. */
+	assert_int_equal(decode_next_access(straight, sizeof(straight), &r, 1, &a), 0);
+	assert_int_equal(decode_next_access(straight, 4, &r, 16, &a), 0);
+	/* An undecodable first instruction is an error, not "no access". */
+	assert_int_equal(decode_next_access(straight, 2, &r, 16, &a), -1);
+}
+
 static void test_regs_from_ucontext(void **state)
 {
 	static const int greg[DR_NGPR] = {
@@ -481,6 +515,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_idempotent),
+		cmocka_unit_test(test_next_walk),
 		cmocka_unit_test(test_loads_stores),
 		cmocka_unit_test(test_rmw),
 		cmocka_unit_test(test_segments),
