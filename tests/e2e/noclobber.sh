@@ -35,8 +35,12 @@ intact() {
 	cmp -s "$tmp/p.data" "$tmp/orig" || fail "$1: the earlier profile was changed or removed"
 	"$CDT" report -i "$tmp/p.data" --csv --view summary >/dev/null 2>"$tmp/rerr" ||
 		fail "$1: the earlier profile is no longer readable: $(cat "$tmp/rerr")"
-	left=$(ls -A "$tmp" | grep -v -x -e p.data -e orig -e adir -e err -e out -e rerr)
-	[ -z "$left" ] || fail "$1: files left behind: $left"
+	for f in "$tmp"/* "$tmp"/.[!.]*; do
+		case ${f##*/} in
+		p.data | orig | adir | err | out | rerr | '*' | '.[!.]*') ;;
+		*) fail "$1: file left behind: $f" ;;
+		esac
+	done
 	[ "$(ls -A "$tmp/adir")" = keep ] || fail "$1: the directory adir was changed: $(ls -A "$tmp/adir")"
 }
 

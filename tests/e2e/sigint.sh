@@ -7,10 +7,14 @@ set -u
 : "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
 W=$BUILD/workloads
 tmp=$(mktemp -d) || exit 1
-cdt_pid=
+cdt_pid='' target=''
+# Only what this test started, by pid, and only while it may still run.
 cleanup() {
-	[ -n "$cdt_pid" ] && kill -KILL "$cdt_pid" 2>/dev/null
-	for p in $(child_of "${cdt_pid:-0}"); do kill -KILL "$p" 2>/dev/null; done
+	if [ -n "$cdt_pid" ]; then
+		[ -n "$target" ] || target=$(child_of "$cdt_pid")
+		kill -KILL "$cdt_pid" 2>/dev/null
+	fi
+	for p in $target; do kill -KILL "$p" 2>/dev/null; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -27,7 +31,7 @@ child_of() {
 	[ -n "$c" ] || c=$(awk -v pp="$1" '$1 == "PPid:" && $2 == pp {
 		f = FILENAME; sub(/^\/proc\//, "", f); sub(/\/status$/, "", f); print f }' \
 		/proc/[0-9]*/status 2>/dev/null)
-	echo $c
+	echo $c # one line
 }
 
 # wait_ready FILE: until the sleeper said ready (20 s at most).
@@ -55,6 +59,7 @@ for sig in INT TERM; do
 	wait_ready "$tmp/out"
 	target=$(child_of "$cdt_pid")
 	[ -n "$target" ] || fail "cannot find the program started by cdt (pid $cdt_pid)"
+	[ "$(echo "$target" | wc -w)" -eq 1 ] || fail "expected one child of cdt, found: $target"
 	sleep 0.5 # let the three threads collect samples
 	kill -$sig "$cdt_pid" || fail "cannot send SIG$sig to cdt"
 	# cdt must forward it: if it did not, the sleeper runs on (30 s).
@@ -62,7 +67,6 @@ for sig in INT TERM; do
 	while kill -0 "$cdt_pid" 2>/dev/null; do
 		n=$((n + 1))
 		if [ $n -gt 100 ]; then
-			kill -KILL "$target" 2>/dev/null
 			fail "SIG$sig to cdt: the program still ran 10 s later (not forwarded?)"
 		fi
 		sleep 0.1
@@ -73,6 +77,7 @@ for sig in INT TERM; do
 	[ "$rc" -eq $((128 + num)) ] ||
 		fail "SIG$sig: expected cdt to exit $((128 + num)), got $rc; stderr: $(cat "$tmp/err")"
 	kill -0 "$target" 2>/dev/null && fail "SIG$sig: the program $target is still running"
+	target=
 	grep -q "killed by signal $num" "$tmp/err" ||
 		fail "SIG$sig: stderr must say the program was killed by signal $num; found: $(cat "$tmp/err")"
 	"$CDT" report -i "$tmp/s.data" --csv --view summary >"$tmp/summary" 2>"$tmp/rerr" ||
@@ -83,5 +88,12 @@ for sig in INT TERM; do
 		fail "SIG$sig: summary ended: expected 'killed by a signal', found '$(kv ended)'"
 	[ "$(kv memory_samples)" -ge 100 ] 2>/dev/null ||
 		fail "SIG$sig: expected >= 100 memory samples, found '$(kv memory_samples)'"
+	# Every thread sampled: each ran ~0.3 s of CPU, ~1200 samples; 50 is generous.
+	"$CDT" report -i "$tmp/s.data" --csv --view threads >"$tmp/threads.csv" 2>"$tmp/rerr" ||
+		fail "SIG$sig: threads view failed: $(cat "$tmp/rerr")"
+	[ "$(head -n 1 "$tmp/threads.csv" | cut -d, -f6)" = mem_samples ] ||
+		fail "SIG$sig: threads CSV: expected column 6 to be mem_samples: $(head -n 1 "$tmp/threads.csv")"
+	awk -F, 'NR > 1 { n++; if ($6 < 50) bad = 1 } END { exit bad || n != 3 }' "$tmp/threads.csv" ||
+		fail "SIG$sig: expected 3 threads with >= 50 memory samples each: $(cat "$tmp/threads.csv")"
 done
 exit 0

@@ -7,10 +7,14 @@ set -u
 : "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
 W=$BUILD/workloads
 tmp=$(mktemp -d) || exit 1
-cdt_pid=
+cdt_pid='' target=''
+# Only what this test started, by pid, and only while it may still run.
 cleanup() {
-	[ -n "$cdt_pid" ] && kill -KILL "$cdt_pid" 2>/dev/null
-	for p in $(child_of "${cdt_pid:-0}"); do kill -KILL "$p" 2>/dev/null; done
+	if [ -n "$cdt_pid" ]; then
+		[ -n "$target" ] || target=$(child_of "$cdt_pid")
+		kill -KILL "$cdt_pid" 2>/dev/null
+	fi
+	for p in $target; do kill -KILL "$p" 2>/dev/null; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -27,7 +31,7 @@ child_of() {
 	[ -n "$c" ] || c=$(awk -v pp="$1" '$1 == "PPid:" && $2 == pp {
 		f = FILENAME; sub(/^\/proc\//, "", f); sub(/\/status$/, "", f); print f }' \
 		/proc/[0-9]*/status 2>/dev/null)
-	echo $c
+	echo $c # one line
 }
 
 # wait_ready FILE: until the sleeper said ready (20 s at most).
@@ -59,7 +63,7 @@ sleep 0.5 # let the three threads collect samples
 kill -KILL "$target" || fail "cannot send SIGKILL to $target"
 wait "$cdt_pid"
 rc=$?
-cdt_pid=
+cdt_pid='' target=''
 [ "$rc" -eq 137 ] || fail "expected cdt to exit 137 (128+SIGKILL), got $rc; stderr: $(cat "$tmp/err")"
 grep -q 'killed by signal 9' "$tmp/err" ||
 	fail "stderr must say the program was killed by signal 9; found: $(cat "$tmp/err")"
@@ -74,6 +78,13 @@ grep -q 'killed by signal 9' "$tmp/err" ||
 [ "$(kv memory_samples)" -ge 100 ] 2>/dev/null ||
 	fail "expected >= 100 memory samples in the profile, found '$(kv memory_samples)'"
 [ "$(kv threads)" -eq 3 ] 2>/dev/null || fail "expected the 3 threads of the sleeper, found '$(kv threads)'"
+# Every thread sampled: each ran ~0.3 s of CPU, ~1200 samples; 50 is generous.
+"$CDT" report -i "$tmp/k.data" --csv --view threads >"$tmp/threads.csv" 2>"$tmp/rerr" ||
+	fail "threads view failed: $(cat "$tmp/rerr")"
+[ "$(head -n 1 "$tmp/threads.csv" | cut -d, -f6)" = mem_samples ] ||
+	fail "threads CSV: expected column 6 to be mem_samples: $(head -n 1 "$tmp/threads.csv")"
+awk -F, 'NR > 1 { n++; if ($6 < 50) bad = 1 } END { exit bad || n != 3 }' "$tmp/threads.csv" ||
+	fail "expected 3 threads with >= 50 memory samples each: $(cat "$tmp/threads.csv")"
 "$CDT" report -i "$tmp/k.data" >/dev/null 2>"$tmp/rerr" ||
 	fail "the text report of the profile failed: $(cat "$tmp/rerr")"
 exit 0

@@ -68,7 +68,7 @@ awk -F'\t' -v m="$main" '$2 != m { bad = 1 } END { exit bad }' "$tmp/rows" ||
 	fail "every thread must be in process $main: $(cat "$tmp/threads.csv")"
 
 # Every thread sampled; 100 is far below the ~1200 the design gives.
-while IFS='	' read -r idx pid tid samples mem; do
+while IFS='	' read -r idx _pid tid samples mem; do
 	[ "$samples" -ge 100 ] || fail "thread $idx (tid $tid): expected >= 100 samples, found $samples"
 	[ "$mem" -ge 100 ] || fail "thread $idx (tid $tid): expected >= 100 memory samples, found $mem"
 	n=$(awk -F'\t' -v t="$tid" '$1 == t && $2 != "none" { n++ } END { print n + 0 }' "$tmp/srows")

@@ -27,13 +27,19 @@
 #define MAX_THREADS 64
 
 static pthread_barrier_t started;
+/* Where results go, so the compiler cannot drop the loops as dead. */
+static volatile uint64_t sink;
 
 static uint64_t work_once(uint64_t *a, uint64_t x)
 {
+	uint64_t sum = 0;
+
 	for (uint32_t k = 0; k < 100000; k++) {
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		a[(x >> 40) & (WORDS - 1)] += a[(x >> 20) & (WORDS - 1)] + k;
+		sum += a[(x >> 20) & (WORDS - 1)];
+		a[(x >> 40) & (WORDS - 1)] = sum + k;
 	}
+	sink = sum;
 	return x;
 }
 
