@@ -314,6 +314,102 @@ static uint32_t gpr_bit(ZydisRegister reg)
 	return 1u << (big - ZYDIS_REGISTER_RAX);
 }
 
+/* A source operand's value, if known: an immediate or a clean GPR. */
+static bool emu_src(const ZydisDecodedOperand *op, const struct decode_regs *r, uint32_t dirty,
+		    uint64_t *v)
+{
+	if (op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+		*v = op->imm.is_signed ? (uint64_t)op->imm.value.s : op->imm.value.u;
+		return true;
+	}
+	if (op->type != ZYDIS_OPERAND_TYPE_REGISTER || !gpr_bit(op->reg.value) ||
+	    (gpr_bit(op->reg.value) & dirty))
+		return false;
+	return reg_read(r, op->reg.value, v) == 0;
+}
+
+/*
+ * Compute the effect of simple integer arithmetic on a 64- or 32-bit GPR
+ * exactly (32-bit results zero-extend), so the walk can see through the
+ * address arithmetic that precedes an access.  Anything else: false.
+ */
+static bool emulate(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops,
+		    struct decode_regs *r, uint32_t dirty, uint64_t ip)
+{
+	const ZydisDecodedOperand *d = &ops[0];
+	ZydisRegisterClass cls;
+	uint64_t a = 0, b = 0, res;
+	bool a_ok;
+
+	if (insn->operand_count_visible < 1 || d->type != ZYDIS_OPERAND_TYPE_REGISTER)
+		return false;
+	cls = ZydisRegisterGetClass(d->reg.value);
+	if (cls != ZYDIS_REGCLASS_GPR64 && cls != ZYDIS_REGCLASS_GPR32)
+		return false;
+	a_ok = emu_src(d, r, dirty, &a);
+	switch (insn->mnemonic) {
+	case ZYDIS_MNEMONIC_MOV:
+		if (insn->operand_count_visible != 2 || !emu_src(&ops[1], r, dirty, &res))
+			return false;
+		break;
+	case ZYDIS_MNEMONIC_LEA:
+		if (ops[1].type != ZYDIS_OPERAND_TYPE_MEMORY ||
+		    ((gpr_bit(ops[1].mem.base) | gpr_bit(ops[1].mem.index)) & dirty) ||
+		    mem_address(insn, &ops[1], ip, r, &res))
+			return false;
+		break;
+	case ZYDIS_MNEMONIC_XOR:
+		if (ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[1].reg.value == d->reg.value) {
+			res = 0;
+			break;
+		}
+		/* fall through */
+	case ZYDIS_MNEMONIC_ADD:
+	case ZYDIS_MNEMONIC_SUB:
+	case ZYDIS_MNEMONIC_AND:
+	case ZYDIS_MNEMONIC_OR:
+	case ZYDIS_MNEMONIC_SHL:
+	case ZYDIS_MNEMONIC_SHR:
+	case ZYDIS_MNEMONIC_SAR:
+		if (insn->operand_count_visible != 2 || !a_ok || !emu_src(&ops[1], r, dirty, &b))
+			return false;
+		switch (insn->mnemonic) {
+		case ZYDIS_MNEMONIC_ADD: res = a + b; break;
+		case ZYDIS_MNEMONIC_SUB: res = a - b; break;
+		case ZYDIS_MNEMONIC_AND: res = a & b; break;
+		case ZYDIS_MNEMONIC_OR: res = a | b; break;
+		case ZYDIS_MNEMONIC_XOR: res = a ^ b; break;
+		default:
+			/* Shift counts are masked as the CPU masks them. */
+			b &= cls == ZYDIS_REGCLASS_GPR64 ? 63 : 31;
+			if (insn->mnemonic == ZYDIS_MNEMONIC_SHL)
+				res = a << b;
+			else if (insn->mnemonic == ZYDIS_MNEMONIC_SHR)
+				res = a >> b;
+			else if (cls == ZYDIS_REGCLASS_GPR64)
+				res = (uint64_t)((int64_t)a >> b);
+			else
+				res = (uint64_t)(uint32_t)((int32_t)(uint32_t)a >> b);
+			break;
+		}
+		break;
+	case ZYDIS_MNEMONIC_INC:
+	case ZYDIS_MNEMONIC_DEC:
+	case ZYDIS_MNEMONIC_NEG:
+		if (!a_ok)
+			return false;
+		res = insn->mnemonic == ZYDIS_MNEMONIC_INC ? a + 1 :
+		      insn->mnemonic == ZYDIS_MNEMONIC_DEC ? a - 1 : 0 - a;
+		break;
+	default:
+		return false;
+	}
+	if (cls == ZYDIS_REGCLASS_GPR32)
+		res &= 0xffffffffu;
+	r->gpr[reg_enclosing(d->reg.value) - ZYDIS_REGISTER_RAX] = res;
+	return true;
+}
+
 int decode_next_access(const void *code, size_t avail, const struct decode_regs *regs,
 		       unsigned max_insns, struct insn_access *out)
 {
@@ -348,10 +444,14 @@ int decode_next_access(const void *code, size_t avail, const struct decode_regs 
 		}
 		if (insn_branches(&insn, ops))
 			return 0;
-		for (unsigned i = 0; i < insn.operand_count; i++)
-			if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
-			    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
-				dirty |= gpr_bit(ops[i].reg.value);
+		if (emulate(&insn, ops, &at, dirty, regs->rip + off)) {
+			dirty &= ~gpr_bit(ops[0].reg.value);
+		} else {
+			for (unsigned i = 0; i < insn.operand_count; i++)
+				if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+				    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+					dirty |= gpr_bit(ops[i].reg.value);
+		}
 		off += insn.length;
 	}
 	return 0;

@@ -459,7 +459,7 @@ static void test_next_walk(void **state)
 {
 	/* add rdx,1 ; mov rcx,[rbx+8] : the load's registers are untouched */
 	static const uint8_t straight[] = { 0x48, 0x83, 0xc2, 0x01, 0x48, 0x8b, 0x4b, 0x08 };
-	/* add rbx,8 ; mov rcx,[rbx] : rbx changes before the load */
+	/* add rbx,8 ; mov rcx,[rbx] : rbx changes before the load, exactly */
 	static const uint8_t dirty[] = { 0x48, 0x83, 0xc3, 0x08, 0x48, 0x8b, 0x0b };
 	/* add rsi,8 ; cmp rsi,rdi ; jne .-9 ; mov [rbx],rax : the branch stops the walk */
 	static const uint8_t branch[] = { 0x48, 0x83, 0xc6, 0x08, 0x48, 0x39, 0xfe, 0x75, 0xf7,
@@ -476,7 +476,8 @@ static void test_next_walk(void **state)
 	assert_int_equal(a.kind, MEM_LOAD);
 	assert_int_equal(a.size, 8);
 	assert_true(a.flags & ACC_F_ADDR);
-	assert_int_equal(decode_next_access(dirty, sizeof(dirty), &r, 16, &a), 0);
+	assert_int_equal(decode_next_access(dirty, sizeof(dirty), &r, 16, &a), 1);
+	assert_int_equal(a.addr, r.gpr[DR_RBX] + 8);
 	assert_int_equal(decode_next_access(branch, sizeof(branch), &r, 16, &a), 0);
 	assert_int_equal(decode_next_access(ret, sizeof(ret), &r, 16, &a), 1);
 	assert_int_equal(a.addr, r.gpr[DR_RSP]);
@@ -484,6 +485,22 @@ static void test_next_walk(void **state)
 	/* The budget and the bytes bound the walk. */
 	assert_int_equal(decode_next_access(straight, sizeof(straight), &r, 1, &a), 0);
 	assert_int_equal(decode_next_access(straight, 4, &r, 16, &a), 0);
+	/* Address arithmetic before the access is computed, not guessed:
+	 * lea rax,[rbx+rcx*8] ; add rax,0x10 ; mov edx,[rax] */
+	{
+		static const uint8_t arith[] = { 0x48, 0x8d, 0x04, 0xcb, 0x48, 0x83, 0xc0, 0x10,
+						 0x8b, 0x10 };
+		/* shl rcx,3 ; mov rdx,[rbx+rcx] ; and: imul is not computed */
+		static const uint8_t shl[] = { 0x48, 0xc1, 0xe1, 0x03, 0x48, 0x8b, 0x14, 0x0b };
+		static const uint8_t imul[] = { 0x48, 0x6b, 0xc9, 0x03, 0x48, 0x8b, 0x14, 0x0b };
+
+		assert_int_equal(decode_next_access(arith, sizeof(arith), &r, 16, &a), 1);
+		assert_int_equal(a.addr, r.gpr[DR_RBX] + r.gpr[DR_RCX] * 8 + 0x10);
+		assert_int_equal(a.size, 4);
+		assert_int_equal(decode_next_access(shl, sizeof(shl), &r, 16, &a), 1);
+		assert_int_equal(a.addr, r.gpr[DR_RBX] + (r.gpr[DR_RCX] << 3));
+		assert_int_equal(decode_next_access(imul, sizeof(imul), &r, 16, &a), 0);
+	}
 	/* An undecodable first instruction is an error, not "no access". */
 	assert_int_equal(decode_next_access(straight, 2, &r, 16, &a), -1);
 }
