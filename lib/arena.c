@@ -48,7 +48,6 @@ int arena_create(struct arena *a, size_t ring_size, const struct agent_cfg *cfg)
 	a->hdr->hdr_size = sizeof(struct arena_hdr);
 	a->hdr->ring_size = ring_size;
 	a->hdr->cfg = *cfg;
-	atomic_store(&a->hdr->live, 1);
 	return 0;
 fail:
 	close(fd);

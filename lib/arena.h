@@ -37,7 +37,7 @@ struct arena_hdr {
 	_Atomic uint64_t dropped_records;
 	_Atomic uint64_t dropped_bytes;
 	_Atomic uint32_t agents;  /* agent instances that attached */
-	_Atomic uint32_t live;    /* front end sets 0 when it stops draining */
+	uint32_t pad0;
 	char pad3[40];
 	struct agent_cfg cfg;
 };
