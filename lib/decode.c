@@ -301,7 +301,9 @@ static bool insn_branches(const ZydisDecodedInstruction *insn, const ZydisDecode
 	case ZYDIS_CATEGORY_SYSTEM:
 		return true;
 	default:
-		return false;
+		/* Raises #UD: the code after it never runs. */
+		return insn->mnemonic == ZYDIS_MNEMONIC_UD0 || insn->mnemonic == ZYDIS_MNEMONIC_UD1 ||
+		       insn->mnemonic == ZYDIS_MNEMONIC_UD2;
 	}
 }
 
@@ -314,119 +316,276 @@ static uint32_t gpr_bit(ZydisRegister reg)
 	return 1u << (big - ZYDIS_REGISTER_RAX);
 }
 
+/* The walk's knowledge of the thread's state at the instruction it is at. */
+struct walk {
+	struct decode_regs r; /* exact wherever the register is not dirty */
+	uint32_t dirty;       /* GPRs whose value the walk could not compute */
+	bool flags_ok;        /* r.rflags' arithmetic flags are exact */
+};
+
+#define FL_CF 0x001u
+#define FL_PF 0x004u
+#define FL_ZF 0x040u
+#define FL_SF 0x080u
+#define FL_OF 0x800u
+#define FL_ARITH (FL_CF | FL_PF | FL_ZF | FL_SF | FL_OF)
+
 /* A source operand's value, if known: an immediate or a clean GPR. */
-static bool emu_src(const ZydisDecodedOperand *op, const struct decode_regs *r, uint32_t dirty,
-		    uint64_t *v)
+static bool emu_src(const ZydisDecodedOperand *op, const struct walk *w, uint64_t *v)
 {
 	if (op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 		*v = op->imm.is_signed ? (uint64_t)op->imm.value.s : op->imm.value.u;
 		return true;
 	}
 	if (op->type != ZYDIS_OPERAND_TYPE_REGISTER || !gpr_bit(op->reg.value) ||
-	    (gpr_bit(op->reg.value) & dirty))
+	    (gpr_bit(op->reg.value) & w->dirty))
 		return false;
-	return reg_read(r, op->reg.value, v) == 0;
+	return reg_read(&w->r, op->reg.value, v) == 0;
+}
+
+/* ZF, SF and PF of a result `bits` wide; CF and OF come from the caller. */
+static uint64_t flags_of(uint64_t res, unsigned bits, bool cf, bool of)
+{
+	uint64_t sign = 1ull << (bits - 1);
+	uint64_t mask = sign | (sign - 1);
+	uint64_t f = 0;
+
+	if (!(res & mask))
+		f |= FL_ZF;
+	if (res & sign)
+		f |= FL_SF;
+	if (!__builtin_parity((unsigned)(res & 0xff)))
+		f |= FL_PF;
+	return f | (cf ? FL_CF : 0) | (of ? FL_OF : 0);
 }
 
 /*
- * Compute the effect of simple integer arithmetic on a 64- or 32-bit GPR
- * exactly (32-bit results zero-extend), so the walk can see through the
- * address arithmetic that precedes an access.  Anything else: false.
+ * Compute simple integer arithmetic exactly: the result in a 64- or 32-bit
+ * GPR (32-bit results zero-extend) and the flags that conditional branches
+ * test, so the walk sees through address arithmetic and loop control.
+ * Anything else: false, and the caller marks what it writes unknown.
  */
 static bool emulate(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops,
-		    struct decode_regs *r, uint32_t dirty, uint64_t ip)
+		    struct walk *w, uint64_t ip)
 {
 	const ZydisDecodedOperand *d = &ops[0];
 	ZydisRegisterClass cls;
-	uint64_t a = 0, b = 0, res;
-	bool a_ok;
+	unsigned bits = d->size;
+	uint64_t a = 0, b = 0, res, sign, mask;
+	bool a_ok, cf = false, of = false, write = true;
+	enum { FLAGS_SET, FLAGS_KEPT, FLAGS_LOST } flags = FLAGS_SET;
 
-	if (insn->operand_count_visible < 1 || d->type != ZYDIS_OPERAND_TYPE_REGISTER)
+	if (insn->operand_count_visible < 1 || d->type != ZYDIS_OPERAND_TYPE_REGISTER ||
+	    bits < 8 || bits > 64)
 		return false;
 	cls = ZydisRegisterGetClass(d->reg.value);
-	if (cls != ZYDIS_REGCLASS_GPR64 && cls != ZYDIS_REGCLASS_GPR32)
-		return false;
-	a_ok = emu_src(d, r, dirty, &a);
+	sign = 1ull << (bits - 1);
+	mask = sign | (sign - 1);
+	a_ok = emu_src(d, w, &a);
 	switch (insn->mnemonic) {
 	case ZYDIS_MNEMONIC_MOV:
-		if (insn->operand_count_visible != 2 || !emu_src(&ops[1], r, dirty, &res))
+		if (insn->operand_count_visible != 2 || !emu_src(&ops[1], w, &res))
 			return false;
+		flags = FLAGS_KEPT;
 		break;
 	case ZYDIS_MNEMONIC_LEA:
 		if (ops[1].type != ZYDIS_OPERAND_TYPE_MEMORY ||
-		    ((gpr_bit(ops[1].mem.base) | gpr_bit(ops[1].mem.index)) & dirty) ||
-		    mem_address(insn, &ops[1], ip, r, &res))
+		    ((gpr_bit(ops[1].mem.base) | gpr_bit(ops[1].mem.index)) & w->dirty) ||
+		    mem_address(insn, &ops[1], ip, &w->r, &res))
 			return false;
+		flags = FLAGS_KEPT;
 		break;
 	case ZYDIS_MNEMONIC_XOR:
 		if (ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[1].reg.value == d->reg.value) {
-			res = 0;
+			res = 0; /* the zeroing idiom: no input needed */
 			break;
 		}
 		/* fall through */
 	case ZYDIS_MNEMONIC_ADD:
 	case ZYDIS_MNEMONIC_SUB:
+	case ZYDIS_MNEMONIC_CMP:
 	case ZYDIS_MNEMONIC_AND:
+	case ZYDIS_MNEMONIC_TEST:
 	case ZYDIS_MNEMONIC_OR:
-	case ZYDIS_MNEMONIC_SHL:
-	case ZYDIS_MNEMONIC_SHR:
-	case ZYDIS_MNEMONIC_SAR:
-		if (insn->operand_count_visible != 2 || !a_ok || !emu_src(&ops[1], r, dirty, &b))
+		if (insn->operand_count_visible != 2 || !a_ok || !emu_src(&ops[1], w, &b))
 			return false;
 		switch (insn->mnemonic) {
-		case ZYDIS_MNEMONIC_ADD: res = a + b; break;
-		case ZYDIS_MNEMONIC_SUB: res = a - b; break;
-		case ZYDIS_MNEMONIC_AND: res = a & b; break;
-		case ZYDIS_MNEMONIC_OR: res = a | b; break;
-		case ZYDIS_MNEMONIC_XOR: res = a ^ b; break;
+		case ZYDIS_MNEMONIC_ADD:
+			res = a + b;
+			cf = ((a & b) | ((a | b) & ~res)) & sign; /* carry out of the top bit */
+			of = ((a ^ res) & (b ^ res)) & sign;
+			break;
+		case ZYDIS_MNEMONIC_SUB:
+		case ZYDIS_MNEMONIC_CMP:
+			res = a - b;
+			cf = (a & mask) < (b & mask);
+			of = ((a ^ b) & (a ^ res)) & sign;
+			write = insn->mnemonic == ZYDIS_MNEMONIC_SUB;
+			break;
+		case ZYDIS_MNEMONIC_AND:
+		case ZYDIS_MNEMONIC_TEST:
+			res = a & b;
+			write = insn->mnemonic == ZYDIS_MNEMONIC_AND;
+			break;
+		case ZYDIS_MNEMONIC_OR:
+			res = a | b;
+			break;
 		default:
-			/* Shift counts are masked as the CPU masks them. */
-			b &= cls == ZYDIS_REGCLASS_GPR64 ? 63 : 31;
-			if (insn->mnemonic == ZYDIS_MNEMONIC_SHL)
-				res = a << b;
-			else if (insn->mnemonic == ZYDIS_MNEMONIC_SHR)
-				res = a >> b;
-			else if (cls == ZYDIS_REGCLASS_GPR64)
-				res = (uint64_t)((int64_t)a >> b);
-			else
-				res = (uint64_t)(uint32_t)((int32_t)(uint32_t)a >> b);
+			res = a ^ b;
 			break;
 		}
 		break;
+	case ZYDIS_MNEMONIC_SHL:
+	case ZYDIS_MNEMONIC_SHR:
+	case ZYDIS_MNEMONIC_SAR:
+		/* Shift flags depend on the count (0 keeps them): not tracked. */
+		if (insn->operand_count_visible != 2 || !a_ok || !emu_src(&ops[1], w, &b) ||
+		    (cls != ZYDIS_REGCLASS_GPR64 && cls != ZYDIS_REGCLASS_GPR32))
+			return false;
+		b &= cls == ZYDIS_REGCLASS_GPR64 ? 63 : 31; /* as the CPU masks it */
+		if (insn->mnemonic == ZYDIS_MNEMONIC_SHL)
+			res = a << b;
+		else if (insn->mnemonic == ZYDIS_MNEMONIC_SHR)
+			res = a >> b;
+		else if (cls == ZYDIS_REGCLASS_GPR64)
+			res = (uint64_t)((int64_t)a >> b);
+		else
+			res = (uint64_t)(uint32_t)((int32_t)(uint32_t)a >> b);
+		flags = b ? FLAGS_LOST : FLAGS_KEPT;
+		break;
 	case ZYDIS_MNEMONIC_INC:
 	case ZYDIS_MNEMONIC_DEC:
+		if (!a_ok)
+			return false;
+		res = insn->mnemonic == ZYDIS_MNEMONIC_INC ? a + 1 : a - 1;
+		of = (insn->mnemonic == ZYDIS_MNEMONIC_INC ? res & mask : a & mask) == sign;
+		cf = w->r.rflags & FL_CF; /* kept, so known only if it was */
+		if (!w->flags_ok)
+			flags = FLAGS_LOST;
+		break;
 	case ZYDIS_MNEMONIC_NEG:
 		if (!a_ok)
 			return false;
-		res = insn->mnemonic == ZYDIS_MNEMONIC_INC ? a + 1 :
-		      insn->mnemonic == ZYDIS_MNEMONIC_DEC ? a - 1 : 0 - a;
+		res = 0 - a;
+		cf = (a & mask) != 0;
+		of = (a & mask) == sign;
 		break;
 	default:
 		return false;
 	}
-	if (cls == ZYDIS_REGCLASS_GPR32)
-		res &= 0xffffffffu;
-	r->gpr[reg_enclosing(d->reg.value) - ZYDIS_REGISTER_RAX] = res;
+	/* Partial writes of 8- and 16-bit registers are not tracked. */
+	if (write && cls != ZYDIS_REGCLASS_GPR64 && cls != ZYDIS_REGCLASS_GPR32)
+		return false;
+	if (write) {
+		if (cls == ZYDIS_REGCLASS_GPR32)
+			res &= 0xffffffffu;
+		w->r.gpr[reg_enclosing(d->reg.value) - ZYDIS_REGISTER_RAX] = res;
+		w->dirty &= ~gpr_bit(d->reg.value);
+	}
+	if (flags == FLAGS_SET) {
+		w->r.rflags = (w->r.rflags & ~(uint64_t)FL_ARITH) | flags_of(res, bits, cf, of);
+		w->flags_ok = true;
+	} else if (flags == FLAGS_LOST) {
+		w->flags_ok = false;
+	}
 	return true;
 }
 
-int decode_next_access(const void *code, size_t avail, const struct decode_regs *regs,
+/* Whether the conditional branch is taken; false if that is not known. */
+static bool cond_taken(ZydisMnemonic m, const struct walk *w, bool *taken)
+{
+	uint64_t f = w->r.rflags;
+	bool cf = f & FL_CF, zf = f & FL_ZF, sf = f & FL_SF, of = f & FL_OF, pf = f & FL_PF;
+
+	if (!w->flags_ok)
+		return false;
+	switch (m) {
+	case ZYDIS_MNEMONIC_JO: *taken = of; break;
+	case ZYDIS_MNEMONIC_JNO: *taken = !of; break;
+	case ZYDIS_MNEMONIC_JB: *taken = cf; break;
+	case ZYDIS_MNEMONIC_JNB: *taken = !cf; break;
+	case ZYDIS_MNEMONIC_JZ: *taken = zf; break;
+	case ZYDIS_MNEMONIC_JNZ: *taken = !zf; break;
+	case ZYDIS_MNEMONIC_JBE: *taken = cf || zf; break;
+	case ZYDIS_MNEMONIC_JNBE: *taken = !cf && !zf; break;
+	case ZYDIS_MNEMONIC_JS: *taken = sf; break;
+	case ZYDIS_MNEMONIC_JNS: *taken = !sf; break;
+	case ZYDIS_MNEMONIC_JP: *taken = pf; break;
+	case ZYDIS_MNEMONIC_JNP: *taken = !pf; break;
+	case ZYDIS_MNEMONIC_JL: *taken = sf != of; break;
+	case ZYDIS_MNEMONIC_JNL: *taken = sf == of; break;
+	case ZYDIS_MNEMONIC_JLE: *taken = zf || sf != of; break;
+	case ZYDIS_MNEMONIC_JNLE: *taken = !zf && sf == of; break;
+	default: return false;
+	}
+	return true;
+}
+
+/*
+ * Where control goes after a branch that does not touch memory: direct
+ * jumps, conditional jumps whose flags the walk knows, and jumps through a
+ * known register.  false: not known (or a system instruction).
+ */
+static bool branch_next(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops,
+			const struct walk *w, uint64_t ip, uint64_t *next)
+{
+	ZyanU64 target;
+	bool taken = true;
+
+	if (insn->meta.category == ZYDIS_CATEGORY_COND_BR) {
+		if (!cond_taken(insn->mnemonic, w, &taken))
+			return false;
+	} else if (insn->meta.category != ZYDIS_CATEGORY_UNCOND_BR) {
+		return false;
+	}
+	if (!taken) {
+		*next = ip + insn->length;
+		return true;
+	}
+	if (ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[0].imm.is_relative) {
+		if (!ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(insn, &ops[0], ip, &target)))
+			return false;
+		*next = target;
+		return true;
+	}
+	if (ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	    ZydisRegisterGetClass(ops[0].reg.value) == ZYDIS_REGCLASS_GPR64)
+		return emu_src(&ops[0], w, next);
+	return false;
+}
+
+int decode_next_access(const struct decode_code *code, const struct decode_regs *regs,
 		       unsigned max_insns, struct insn_access *out)
 {
 	ZydisDecodedInstruction insn;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	struct decode_regs at;
-	uint32_t dirty = 0; /* GPRs written by the instructions walked over */
-	size_t off = 0;
+	uint8_t win[DECODE_WALK_WINDOW];
+	uint64_t base = 0, ip;
+	size_t have = 0;
+	struct walk w;
 
-	if (!atomic_load_explicit(&dec_ready, memory_order_acquire) || !code || !regs || !out)
+	if (!atomic_load_explicit(&dec_ready, memory_order_acquire) || !code || !code->read ||
+	    !regs || !out)
 		return -1;
-	at = *regs;
-	for (unsigned n = 0; n < max_insns && off < avail; n++) {
+	w.r = *regs;
+	w.dirty = 0;
+	w.flags_ok = true;
+	ip = regs->rip;
+	for (unsigned n = 0; n < max_insns; n++) {
 		const ZydisDecodedOperand *mem;
+		uint64_t next;
 
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, (const uint8_t *)code + off,
-							 avail - off, &insn, ops)))
+		/* Refill at ip when it left the window, or when the window's
+		 * tail may cut an instruction short. */
+		if (ip < base || ip >= base + have ||
+		    (base + have - ip < X86_MAX_INSN && have == sizeof(win))) {
+			base = ip;
+			have = code->read(ip, win, sizeof(win), code->arg);
+			if (!have)
+				return n ? 0 : -1;
+		}
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, win + (ip - base),
+							 have - (size_t)(ip - base), &insn, ops)))
 			return n ? 0 : -1;
 		mem = insn_excluded(&insn) ? NULL : mem_pick(&insn, ops);
 		if (mem) {
@@ -437,22 +596,27 @@ int decode_next_access(const void *code, size_t avail, const struct decode_regs 
 			uses |= gpr_bit(mem->mem.index);
 			if (insn.mnemonic == ZYDIS_MNEMONIC_XLAT)
 				uses |= gpr_bit(ZYDIS_REGISTER_RAX);
-			if (uses & dirty)
+			if (uses & w.dirty)
 				return 0; /* its address depends on values not known yet */
-			at.rip = regs->rip + off;
-			return access_fill(&insn, ops, at.rip, &at, false, out);
+			w.r.rip = ip;
+			return access_fill(&insn, ops, ip, &w.r, false, out);
 		}
-		if (insn_branches(&insn, ops))
-			return 0;
-		if (emulate(&insn, ops, &at, dirty, regs->rip + off)) {
-			dirty &= ~gpr_bit(ops[0].reg.value);
-		} else {
+		if (insn_branches(&insn, ops)) {
+			if (!branch_next(&insn, ops, &w, ip, &next))
+				return 0;
+			ip = next;
+			continue;
+		}
+		if (!emulate(&insn, ops, &w, ip)) {
 			for (unsigned i = 0; i < insn.operand_count; i++)
 				if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 				    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
-					dirty |= gpr_bit(ops[i].reg.value);
+					w.dirty |= gpr_bit(ops[i].reg.value);
+			if (insn.cpu_flags && (insn.cpu_flags->modified | insn.cpu_flags->set_0 |
+					       insn.cpu_flags->set_1 | insn.cpu_flags->undefined) & FL_ARITH)
+				w.flags_ok = false;
 		}
-		off += insn.length;
+		ip += insn.length;
 	}
 	return 0;
 }
@@ -555,6 +719,7 @@ void decode_regs_from_ucontext(struct decode_regs *r, const void *uc,
 	for (int i = 0; i < DR_NGPR; i++)
 		r->gpr[i] = (uint64_t)mc->gregs[greg[i]];
 	r->rip = (uint64_t)mc->gregs[REG_RIP];
+	r->rflags = (uint64_t)mc->gregs[REG_EFL];
 	r->fs_base = fs_base;
 	r->gs_base = gs_base;
 }

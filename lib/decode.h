@@ -23,8 +23,20 @@ enum decode_reg {
 struct decode_regs {
 	uint64_t gpr[DR_NGPR];
 	uint64_t rip;
+	uint64_t rflags;
 	uint64_t fs_base, gs_base;
 };
+
+/* Code bytes for decode_next_access, which follows branches: `read`
+ * copies up to len bytes at addr and returns how many it could (0 if
+ * none); it must not fault, since the walk runs in signal handlers. */
+struct decode_code {
+	size_t (*read)(uint64_t addr, void *buf, size_t len, void *arg);
+	void *arg;
+};
+
+/* Bytes decode_next_access asks `read` for at a time. */
+#define DECODE_WALK_WINDOW 64
 
 /* struct insn_access.flags */
 #define ACC_F_ADDR  0x01 /* addr is valid */
@@ -70,15 +82,19 @@ int decode_access(const void *code, size_t avail, const struct decode_regs *regs
 
 /*
  * The next memory access from regs->rip on, found without executing
- * anything: walk at most max_insns straight-line instructions (stopping at
- * any branch, call, return or system instruction), tracking which
- * general-purpose registers they write.  The first memory instruction
- * whose address registers none of them wrote has its address computed
- * exactly from regs.  `code`/`avail` are the bytes from rip on.
+ * anything: walk at most max_insns instructions, computing what simple
+ * integer arithmetic does to the GPRs and to the flags.  Direct jumps are
+ * followed, and so are conditional ones whose flags the walk computed (or
+ * that test regs->rflags untouched), which carries it round loop
+ * back-edges; calls, returns and memory-indirect jumps are themselves
+ * accesses.  The first memory instruction whose address registers all hold
+ * computed values gets its address exactly.
  * Returns 1 with *out (out->ip is that instruction), 0 if no such access
- * is reachable that way, -1 if the instruction at rip cannot be decoded.
+ * is reachable that way (an unknown register or condition, a system
+ * instruction, the budget), -1 if the instruction at rip cannot be read
+ * or decoded.
  */
-int decode_next_access(const void *code, size_t avail, const struct decode_regs *regs,
+int decode_next_access(const struct decode_code *code, const struct decode_regs *regs,
 		       unsigned max_insns, struct insn_access *out);
 
 /*

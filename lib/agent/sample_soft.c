@@ -15,10 +15,11 @@
  *
  * A single step costs a debug exception (11 us in a KVM guest, against
  * 2 us for the sample itself), so before stepping the decoder walks ahead
- * over straight-line code: the first memory instruction whose address
- * registers the walked instructions do not write gets its exact address
- * from the same registers, with no trap.  Stepping is left for crossing
- * branches.
+ * (decode_next_access): it computes simple integer arithmetic and flags,
+ * follows jumps whose direction that decides (loop back-edges), and the
+ * first memory instruction whose address registers it knows gets its
+ * exact address, with no trap.  Stepping is left for what the walk cannot
+ * compute (a register loaded from memory, a multiply, a system call).
  */
 #include <sched.h>
 #include <string.h>
@@ -27,8 +28,7 @@
 #include "agent.h"
 
 #define X86_EFLAGS_TF 0x100
-#define SOFT_WINDOW 64 /* code bytes decoded ahead of the IP */
-#define SOFT_WALK 16   /* instructions walked ahead before stepping */
+#define SOFT_WALK 32 /* instructions walked ahead before stepping */
 
 static __thread int soft_steps_left __attribute__((tls_model("initial-exec")));
 static __thread uint64_t soft_t0 __attribute__((tls_model("initial-exec")));
@@ -61,20 +61,26 @@ static void soft_emit(struct agent_thread *t, const struct insn_access *acc,
 	agent_g.tool->sample(t, &s);
 }
 
+/* The page of the interrupted IP is mapped; other code the walk reaches
+ * (a jump target) is read with a fault check. */
+static size_t soft_read(uint64_t addr, void *buf, size_t len, void *arg)
+{
+	uint64_t rip = *(const uint64_t *)arg;
+	uint64_t page = (uint64_t)getpagesize();
+
+	return agent_read_code(addr, buf, len, (addr & ~(page - 1)) == (rip & ~(page - 1)));
+}
+
 /* 1: memory access found and emitted; 0: not a memory instruction; -1: undecodable */
 static int soft_try(struct agent_thread *t, ucontext_t *uc, uint64_t time, int stepped)
 {
 	struct decode_regs regs;
+	struct decode_code code = { soft_read, &regs.rip };
 	struct insn_access acc;
-	unsigned char code[SOFT_WINDOW];
-	size_t n;
 	int r;
 
 	decode_regs_from_ucontext(&regs, uc, t->fs_base, 0);
-	n = agent_read_code(regs.rip, code, sizeof(code), 1);
-	if (!n)
-		return -1;
-	r = decode_next_access(code, n, &regs, SOFT_WALK, &acc);
+	r = decode_next_access(&code, &regs, SOFT_WALK, &acc);
 	if (r == 1)
 		soft_emit(t, &acc, time, stepped);
 	return r;

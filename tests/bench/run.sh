@@ -39,7 +39,8 @@
 # profiles of all rounds, as tests/e2e/accuracy.sh defines it.
 #
 # Environment: CDT_PLAIN (default ./cdt, the optimized front end), BUILD
-# (default build), BENCH_ROUNDS, CC.  The machine should be otherwise idle;
+# (default build), BENCH_ROUNDS, BENCH_OPTS (more `cdt record` options for
+# the workload runs, e.g. "-F 2000"), CC.  The machine should be otherwise idle;
 # nothing here asserts a figure.
 set -u
 
@@ -106,7 +107,7 @@ fields() {
 
 printf 'cdt record overhead: %d rounds per workload, medians; %s, %s CPUs\n' "$ROUNDS" \
 	"$("$CDT" --version)" "$(getconf _NPROCESSORS_ONLN)"
-printf 'source: %s\n\n' "$("$CDT" probe --csv 2>/dev/null | awk -F, '$1 == "source.record" { print $2 }')"
+printf 'source: %s%s\n\n' "$("$CDT" probe --csv 2>/dev/null | awk -F, '$1 == "source.record" { print $2 }')" "${BENCH_OPTS:+, options: $BENCH_OPTS}"
 printf '%-10s %7s %7s %6s %6s %13s %6s %7s %8s %9s %10s %9s\n' workload "plain s" "cdt s" \
 	"time x" "cpu x" "rss MB p/cdt" "rss x" "cdt MB" samples "us/smp in" "us/smp all" "steps/smp"
 
@@ -117,9 +118,9 @@ bench() {
 	for r in $(seq 1 "$ROUNDS"); do
 		if [ $((r % 2)) -eq 1 ]; then
 			run_plain "$name" "$W/$name" "$@"
-			run_cdt "$name" "$tmp/$name.$r.data" -- "$W/$name" "$@"
+			run_cdt "$name" "$tmp/$name.$r.data" ${BENCH_OPTS:-} -- "$W/$name" "$@"
 		else
-			run_cdt "$name" "$tmp/$name.$r.data" -- "$W/$name" "$@"
+			run_cdt "$name" "$tmp/$name.$r.data" ${BENCH_OPTS:-} -- "$W/$name" "$@"
 			run_plain "$name" "$W/$name" "$@"
 		fi
 		d=$tmp/$name.$r.data

@@ -454,6 +454,33 @@ static void test_prev_ambiguous(void **state)
 	assert_int_equal(prev(0x4f, 1, &r, &a), -1);
 }
 
+/* Code for decode_next_access: `n` bytes placed at RIP. */
+struct buf_code {
+	const uint8_t *b;
+	size_t n;
+};
+
+static size_t buf_read(uint64_t addr, void *dst, size_t len, void *arg)
+{
+	const struct buf_code *c = arg;
+
+	if (addr < RIP || addr >= RIP + c->n)
+		return 0;
+	if (len > RIP + c->n - addr)
+		len = (size_t)(RIP + c->n - addr);
+	memcpy(dst, c->b + (addr - RIP), len);
+	return len;
+}
+
+static int next(const uint8_t *b, size_t n, const struct decode_regs *r, unsigned max,
+		struct insn_access *a)
+{
+	struct buf_code c = { b, n };
+	struct decode_code code = { buf_read, &c };
+
+	return decode_next_access(&code, r, max, a);
+}
+
 /* decode_next_access: the walk ahead of an unexecuted IP. */
 static void test_next_walk(void **state)
 {
@@ -461,30 +488,29 @@ static void test_next_walk(void **state)
 	static const uint8_t straight[] = { 0x48, 0x83, 0xc2, 0x01, 0x48, 0x8b, 0x4b, 0x08 };
 	/* add rbx,8 ; mov rcx,[rbx] : rbx changes before the load, exactly */
 	static const uint8_t dirty[] = { 0x48, 0x83, 0xc3, 0x08, 0x48, 0x8b, 0x0b };
-	/* add rsi,8 ; cmp rsi,rdi ; jne .-9 ; mov [rbx],rax : the branch stops the walk */
-	static const uint8_t branch[] = { 0x48, 0x83, 0xc6, 0x08, 0x48, 0x39, 0xfe, 0x75, 0xf7,
-					  0x48, 0x89, 0x03 };
+	/* imul rcx,rcx,3 ; jne .+0 ; mov [rbx],rax : flags not computed stop the walk */
+	static const uint8_t branch[] = { 0x48, 0x6b, 0xc9, 0x03, 0x75, 0x00, 0x48, 0x89, 0x03 };
 	/* add rdx,1 ; ret : the return's stack load is the next access */
 	static const uint8_t ret[] = { 0x48, 0x83, 0xc2, 0x01, 0xc3 };
 	struct decode_regs r = regs_std();
 	struct insn_access a;
 
 	(void)state;
-	assert_int_equal(decode_next_access(straight, sizeof(straight), &r, 16, &a), 1);
+	assert_int_equal(next(straight, sizeof(straight), &r, 16, &a), 1);
 	assert_int_equal(a.ip, RIP + 4);
 	assert_int_equal(a.addr, r.gpr[DR_RBX] + 8);
 	assert_int_equal(a.kind, MEM_LOAD);
 	assert_int_equal(a.size, 8);
 	assert_true(a.flags & ACC_F_ADDR);
-	assert_int_equal(decode_next_access(dirty, sizeof(dirty), &r, 16, &a), 1);
+	assert_int_equal(next(dirty, sizeof(dirty), &r, 16, &a), 1);
 	assert_int_equal(a.addr, r.gpr[DR_RBX] + 8);
-	assert_int_equal(decode_next_access(branch, sizeof(branch), &r, 16, &a), 0);
-	assert_int_equal(decode_next_access(ret, sizeof(ret), &r, 16, &a), 1);
+	assert_int_equal(next(branch, sizeof(branch), &r, 16, &a), 0);
+	assert_int_equal(next(ret, sizeof(ret), &r, 16, &a), 1);
 	assert_int_equal(a.addr, r.gpr[DR_RSP]);
 	assert_true(a.flags & ACC_F_STACK);
 	/* The budget and the bytes bound the walk. */
-	assert_int_equal(decode_next_access(straight, sizeof(straight), &r, 1, &a), 0);
-	assert_int_equal(decode_next_access(straight, 4, &r, 16, &a), 0);
+	assert_int_equal(next(straight, sizeof(straight), &r, 1, &a), 0);
+	assert_int_equal(next(straight, 4, &r, 16, &a), 0);
 	/* Address arithmetic before the access is computed, not guessed:
 	 * lea rax,[rbx+rcx*8] ; add rax,0x10 ; mov edx,[rax] */
 	{
@@ -494,15 +520,72 @@ static void test_next_walk(void **state)
 		static const uint8_t shl[] = { 0x48, 0xc1, 0xe1, 0x03, 0x48, 0x8b, 0x14, 0x0b };
 		static const uint8_t imul[] = { 0x48, 0x6b, 0xc9, 0x03, 0x48, 0x8b, 0x14, 0x0b };
 
-		assert_int_equal(decode_next_access(arith, sizeof(arith), &r, 16, &a), 1);
+		assert_int_equal(next(arith, sizeof(arith), &r, 16, &a), 1);
 		assert_int_equal(a.addr, r.gpr[DR_RBX] + r.gpr[DR_RCX] * 8 + 0x10);
 		assert_int_equal(a.size, 4);
-		assert_int_equal(decode_next_access(shl, sizeof(shl), &r, 16, &a), 1);
+		assert_int_equal(next(shl, sizeof(shl), &r, 16, &a), 1);
 		assert_int_equal(a.addr, r.gpr[DR_RBX] + (r.gpr[DR_RCX] << 3));
-		assert_int_equal(decode_next_access(imul, sizeof(imul), &r, 16, &a), 0);
+		assert_int_equal(next(imul, sizeof(imul), &r, 16, &a), 0);
 	}
 	/* An undecodable first instruction is an error, not "no access". */
-	assert_int_equal(decode_next_access(straight, 2, &r, 16, &a), -1);
+	assert_int_equal(next(straight, 2, &r, 16, &a), -1);
+}
+
+/* The walk follows branches whose direction it computed. */
+static void test_next_branches(void **state)
+{
+	/* 0: mov rcx,[rbx] ; 3: add rbx,8 ; 7: sub edx,1 ; 10: jne 0 ; 12: mov [rbx],rax */
+	static const uint8_t loop[] = { 0x48, 0x8b, 0x0b, 0x48, 0x83, 0xc3, 0x08, 0x83, 0xea,
+					0x01, 0x75, 0xf4, 0x48, 0x89, 0x03 };
+	/* cmp eax,5 ; jl +3 ; mov [rcx],eax ; mov [rdx],eax   (signed) */
+	static const uint8_t jl[] = { 0x83, 0xf8, 0x05, 0x7c, 0x02, 0x89, 0x01, 0x89, 0x02 };
+	/* cmp eax,5 ; jb +3 ; mov [rcx],eax ; mov [rdx],eax   (unsigned) */
+	static const uint8_t jb[] = { 0x83, 0xf8, 0x05, 0x72, 0x02, 0x89, 0x01, 0x89, 0x02 };
+	/* jmp +2 ; ud2 ; mov rax,[rsi] */
+	static const uint8_t jmp[] = { 0xeb, 0x02, 0x0f, 0x0b, 0x48, 0x8b, 0x06 };
+	/* jz +2 ; ud2 ; mov rax,[rsi] : decided by the interrupted flags */
+	static const uint8_t jz[] = { 0x74, 0x02, 0x0f, 0x0b, 0x48, 0x8b, 0x06 };
+	/* jmp -100 : out of the readable code */
+	static const uint8_t away[] = { 0xeb, 0x9a, 0x48, 0x8b, 0x06 };
+	struct decode_regs r = regs_std();
+	struct insn_access a;
+	struct buf_code c = { loop, sizeof(loop) };
+	struct decode_code code = { buf_read, &c };
+
+	(void)state;
+	/* Sampled just after the load (skid): round the back-edge to it. */
+	r.rip = RIP + 3;
+	assert_int_equal(decode_next_access(&code, &r, 16, &a), 1);
+	assert_int_equal(a.ip, RIP);
+	assert_int_equal(a.addr, r.gpr[DR_RBX] + 8);
+	assert_int_equal(a.kind, MEM_LOAD);
+	/* Last iteration: the loop exits to the store. */
+	r.gpr[DR_RDX] = 1;
+	assert_int_equal(decode_next_access(&code, &r, 16, &a), 1);
+	assert_int_equal(a.ip, RIP + 12);
+	assert_int_equal(a.addr, r.gpr[DR_RBX] + 8);
+	assert_int_equal(a.kind, MEM_STORE);
+
+	/* -1 < 5 signed, 0xffffffff > 5 unsigned: CF, SF and OF all count. */
+	r = regs_std();
+	r.gpr[DR_RAX] = 0xffffffffu;
+	assert_int_equal(next(jl, sizeof(jl), &r, 16, &a), 1);
+	assert_int_equal(a.addr, r.gpr[DR_RDX]);
+	assert_int_equal(next(jb, sizeof(jb), &r, 16, &a), 1);
+	assert_int_equal(a.addr, r.gpr[DR_RCX]);
+	r.gpr[DR_RAX] = 4;
+	assert_int_equal(next(jb, sizeof(jb), &r, 16, &a), 1);
+	assert_int_equal(a.addr, r.gpr[DR_RDX]);
+
+	assert_int_equal(next(jmp, sizeof(jmp), &r, 16, &a), 1);
+	assert_int_equal(a.addr, r.gpr[DR_RSI]);
+	assert_int_equal(a.ip, RIP + 4);
+	r.rflags = 0x40; /* ZF */
+	assert_int_equal(next(jz, sizeof(jz), &r, 16, &a), 1);
+	assert_int_equal(a.addr, r.gpr[DR_RSI]);
+	r.rflags = 0;
+	assert_int_equal(next(jz, sizeof(jz), &r, 16, &a), 0); /* falls into ud2 */
+	assert_int_equal(next(away, sizeof(away), &r, 16, &a), 0);
 }
 
 static void test_regs_from_ucontext(void **state)
@@ -533,6 +616,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_idempotent),
 		cmocka_unit_test(test_next_walk),
+		cmocka_unit_test(test_next_branches),
 		cmocka_unit_test(test_loads_stores),
 		cmocka_unit_test(test_rmw),
 		cmocka_unit_test(test_segments),
