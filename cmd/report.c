@@ -55,8 +55,11 @@ static int report_one(const struct profile *p, const struct view *v,
 		      const struct report_opts *o, int width)
 {
 	struct table t;
-	int err = v->build(p, &o->vo, &t);
+	int err;
 
+	if (!o->csv && v->text)
+		return v->text(p, &o->vo, stdout, width);
+	err = v->build(p, &o->vo, &t);
 	if (!err) {
 		if (o->csv)
 			table_print_csv(&t, stdout);
@@ -65,6 +68,29 @@ static int report_one(const struct profile *p, const struct view *v,
 	}
 	table_free(&t);
 	return err;
+}
+
+static int report_views(const struct profile *p, const struct tool_views *tv,
+			const struct report_opts *o, int width)
+{
+	int r = 0;
+
+	for (const char *const *n = tv->report; *n && !r; n++) {
+		if (n != tv->report)
+			putchar('\n');
+		r = report_one(p, views_find(tv, *n), o, width);
+	}
+	return r;
+}
+
+int report_text(const struct profile *p)
+{
+	struct report_opts o = { .vo = { .top = REPORT_DEFAULT_TOP, .min_share = REPORT_MIN_SHARE } };
+	const struct tool_views *tv = views_for(profile_meta(p, "tool"));
+
+	if (!tv)
+		return -EINVAL;
+	return report_views(p, tv, &o, report_width(0));
 }
 
 static int report_parse(int argc, char **argv, struct report_opts *o)
@@ -163,13 +189,7 @@ int cmd_report(int argc, char **argv)
 		}
 		r = report_one(&p, v, &o, width);
 	} else {
-		r = 0;
-		for (const char *const *n = tv->report; *n && !r; n++) {
-			v = views_find(tv, *n);
-			if (n != tv->report)
-				putchar('\n');
-			r = report_one(&p, v, &o, width);
-		}
+		r = report_views(&p, tv, &o, width);
 	}
 	if (r) {
 		fprintf(stderr, "cdt report: %s\n", strerror(-r));

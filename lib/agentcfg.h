@@ -14,7 +14,8 @@
 
 enum tool_id {
 	TOOL_RECORD = 1, /* plain memory sampling: every sample becomes a record */
-	/* later tools: comm, fvar, numa, membound */
+	TOOL_COMM = 2,   /* ComDetective: communication between threads */
+	/* later tools: fvar, numa, membound */
 };
 
 /* A perf event the agent opens in each thread, encoded by the front end. */
@@ -39,6 +40,7 @@ struct agent_cfg {
 };
 
 #define AGENT_F_VERBOSE 0x1
+#define AGENT_F_OBJECTS 0x2 /* record heap blocks, mappings and stacks (lib/agent/objects.c) */
 
 /* Debug-register watch types (lib/agent/wpt.c). */
 enum wpt_type {
@@ -56,5 +58,14 @@ enum record_param {
 	RECORD_P_WATCH_FLAGS,
 };
 #define WATCH_F_EXE_RELATIVE 0x1 /* the address is an offset into the main program */
+
+#define BB_DEFAULT_SLOTS 127u /* ComDetective's default, a prime */
+#define BB_MAX_SLOTS 65521u   /* largest prime below 64 Ki */
+
+/* TOOL_COMM: tool_param[] slots. */
+enum comm_param {
+	COMM_P_BB_SLOTS, /* BulletinBoard slots */
+	COMM_P_WP,       /* debug registers per thread, 0..4 */
+};
 
 #endif

@@ -100,6 +100,7 @@ static size_t rec_min_size(uint16_t type)
 	case REC_PROC_END: return sizeof(struct rec_proc_end);
 	case REC_THREAD: return sizeof(struct rec_thread);
 	case REC_THREAD_END: return sizeof(struct rec_thread_end);
+	case REC_THREAD_STATS: return sizeof(struct rec_thread_end);
 	case REC_MMAP: return sizeof(struct rec_mmap);
 	case REC_SAMPLE: return sizeof(struct rec_sample);
 	case REC_TRAP: return sizeof(struct rec_trap);
@@ -110,6 +111,7 @@ static size_t rec_min_size(uint16_t type)
 	case REC_TASK: return sizeof(struct rec_task);
 	case REC_RUNSTATS: return sizeof(struct rec_runstats);
 	case REC_END: return sizeof(struct rec_end);
+	case REC_COMM: return sizeof(struct rec_comm);
 	default: return 0;
 	}
 }
@@ -201,9 +203,9 @@ static int rec_check(const struct rec_hdr *h, char *why, size_t whylen)
 		    DF_MAX_RECORD);
 		return -EBADMSG;
 	}
-	if (h->type >= REC_TOOL_BASE)
-		return 0; /* a later tool's record: its reader checks it */
 	min = rec_min_size(h->type);
+	if (!min && h->type >= REC_TOOL_BASE)
+		return 0; /* a later tool's record: its reader checks it */
 	if (!min) {
 		msg(why, whylen, "unknown type %u", h->type);
 		return -EBADMSG;
@@ -221,6 +223,7 @@ static int rec_check(const struct rec_hdr *h, char *why, size_t whylen)
 		return str_check(h, offsetof(struct rec_thread, name), 16,
 				 "thread name", why, whylen);
 	case REC_THREAD_END:
+	case REC_THREAD_STATS:
 		return str_check(h, offsetof(struct rec_thread_end, name), 16,
 				 "thread name", why, whylen);
 	case REC_TASK:

@@ -375,6 +375,12 @@ static bool emulate(const ZydisDecodedInstruction *insn, const ZydisDecodedOpera
 	bool a_ok, cf = false, of = false, write = true;
 	enum { FLAGS_SET, FLAGS_KEPT, FLAGS_LOST } flags = FLAGS_SET;
 
+	if (insn->mnemonic == ZYDIS_MNEMONIC_CDQE) {
+		if (w->dirty & gpr_bit(ZYDIS_REGISTER_RAX))
+			return false;
+		w->r.gpr[DR_RAX] = (uint64_t)(int64_t)(int32_t)(uint32_t)w->r.gpr[DR_RAX];
+		return true;
+	}
 	if (insn->operand_count_visible < 1 || d->type != ZYDIS_OPERAND_TYPE_REGISTER ||
 	    bits < 8 || bits > 64)
 		return false;
@@ -386,6 +392,37 @@ static bool emulate(const ZydisDecodedInstruction *insn, const ZydisDecodedOpera
 	case ZYDIS_MNEMONIC_MOV:
 		if (insn->operand_count_visible != 2 || !emu_src(&ops[1], w, &res))
 			return false;
+		flags = FLAGS_KEPT;
+		break;
+	case ZYDIS_MNEMONIC_MOVZX:
+	case ZYDIS_MNEMONIC_MOVSX:
+	case ZYDIS_MNEMONIC_MOVSXD: {
+		unsigned sb = ops[1].size;
+
+		if (insn->operand_count_visible != 2 || !emu_src(&ops[1], w, &res) || sb < 8 ||
+		    sb > 32)
+			return false;
+		if (insn->mnemonic != ZYDIS_MNEMONIC_MOVZX && (res >> (sb - 1)) & 1)
+			res |= ~0ull << sb; /* sign-extend */
+		flags = FLAGS_KEPT;
+		break;
+	}
+	case ZYDIS_MNEMONIC_IMUL:
+		/* The two- and three-operand forms keep the low half; SF, ZF and
+		 * PF are undefined after them. */
+		if (insn->operand_count_visible == 2 && a_ok && emu_src(&ops[1], w, &b))
+			res = a * b;
+		else if (insn->operand_count_visible == 3 && emu_src(&ops[1], w, &a) &&
+			 emu_src(&ops[2], w, &b))
+			res = a * b;
+		else
+			return false;
+		flags = FLAGS_LOST;
+		break;
+	case ZYDIS_MNEMONIC_NOT:
+		if (!a_ok)
+			return false;
+		res = ~a;
 		flags = FLAGS_KEPT;
 		break;
 	case ZYDIS_MNEMONIC_LEA:

@@ -62,6 +62,9 @@ void profile_free(struct profile *p)
 		free(p->syms[i].module);
 	}
 	free(p->syms);
+	if (p->cache && p->cache->free)
+		p->cache->free(p->cache->data);
+	free(p->cache);
 	profile_init(p);
 }
 
@@ -205,14 +208,29 @@ static int profile_add_thread(struct profile *p, const struct rec_thread *r)
 	return 0;
 }
 
-static void profile_end_thread(struct profile *p, const struct rec_thread_end *r)
+static uint64_t profile_stats_events(const struct agent_stats *st)
+{
+	return st->samples + st->steps + st->traps + st->chained;
+}
+
+/*
+ * A thread's stats snapshot (REC_THREAD_STATS now and then, REC_THREAD_END
+ * last); `ended` for the latter.  The counters only grow, so the latest
+ * snapshot has the most events: at exit another thread flushes ours, and
+ * a snapshot the thread sends meanwhile may reach the arena first.
+ */
+static void profile_thread_stats(struct profile *p, const struct rec_thread_end *r,
+				 int ended)
 {
 	struct rec_task *t = profile_find_task(p, r->pid, r->tid);
 
 	if (!t)
 		return;
-	t->end = r->time;
-	t->st = r->st; /* the latest snapshot holds the totals */
+	if (ended)
+		t->end = r->time;
+	if (profile_stats_events(&r->st) < profile_stats_events(&t->st))
+		return;
+	t->st = r->st;
 	if (r->name[0])
 		memcpy(t->name, r->name, sizeof(t->name));
 }
@@ -420,7 +438,9 @@ int profile_add(struct profile *p, const struct rec_hdr *r)
 	case REC_THREAD:
 		return profile_add_thread(p, (const struct rec_thread *)r);
 	case REC_THREAD_END:
-		profile_end_thread(p, (const struct rec_thread_end *)r);
+	case REC_THREAD_STATS:
+		profile_thread_stats(p, (const struct rec_thread_end *)r,
+				     r->type == REC_THREAD_END);
 		return 0;
 	case REC_TASK:
 		if (profile_grow(&p->tasks, &p->caps[CAP_TASKS], p->ntasks, sizeof(*p->tasks)))
@@ -464,6 +484,7 @@ static int task_cmp(const void *a, const void *b)
 {
 	const struct rec_task *x = a, *y = b;
 
+	/* start is when the thread was created, not when it first ran. */
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	/* Same instant: the process's main thread first, then by tid. */
@@ -522,6 +543,28 @@ static int profile_sym_modules(struct profile *p, struct symbolizer *s)
 	return 0;
 }
 
+/* The code and data addresses a tool's record names. */
+static int profile_sym_tool(struct profile *p, struct symbolizer *s, const struct rec_hdr *h)
+{
+	const struct rec_comm *c;
+	int err;
+
+	switch (h->type) {
+	case REC_COMM:
+		c = (const struct rec_comm *)h;
+		err = profile_sym_one(p, s, c->pid, c->time, SYM_CODE, c->ip);
+		if (!err)
+			err = profile_sym_one(p, s, c->pid, c->time, SYM_CODE, c->pub_ip);
+		if (!err)
+			err = profile_sym_one(p, s, c->pid, c->time, SYM_DATA, c->addr);
+		if (!err)
+			err = profile_sym_one(p, s, c->pid, c->time, SYM_DATA, c->pub_addr);
+		return err;
+	default:
+		return 0;
+	}
+}
+
 int profile_symbolize(struct profile *p, char *warn, size_t warnlen)
 {
 	struct symbolizer *s = NULL;
@@ -550,6 +593,8 @@ int profile_symbolize(struct profile *p, char *warn, size_t warnlen)
 		if (!err)
 			err = profile_sym_one(p, s, x->pid, x->time, SYM_DATA, x->wp_addr);
 	}
+	for (size_t i = 0; !err && i < p->ntool_recs; i++)
+		err = profile_sym_tool(p, s, p->tool_recs[i]);
 	nstale = sym_stale(s, &stale);
 	if (nstale && warnlen)
 		snprintf(warn, warnlen, "%u module%s changed on disk since the run (%s): "

@@ -44,6 +44,12 @@ struct prof_error {
 	unsigned count; /* identical messages are folded */
 };
 
+/* What a tool's views derive from a profile, built once on first use. */
+struct prof_cache {
+	void *data;
+	void (*free)(void *data);
+};
+
 struct profile {
 	struct prof_meta *meta;
 	size_t nmeta;
@@ -67,6 +73,7 @@ struct profile {
 	struct rec_runstats run;
 	int have_run;
 	size_t caps[8]; /* growth bookkeeping */
+	struct prof_cache *cache; /* set by the first view that needs it */
 };
 
 void profile_init(struct profile *p);

@@ -33,6 +33,9 @@ enum rec_type {
 	REC_SAMPLE = 6,      /* one memory-access sample, from either source */
 	REC_TRAP = 7,        /* one watchpoint or breakpoint trap */
 	REC_ERROR = 8,       /* the agent could not do something; text for the user */
+	REC_ALLOC = 9,       /* a data object appeared: heap block, mapping, thread stack */
+	REC_FREE = 10,       /* a heap block was freed or a range unmapped */
+	REC_THREAD_STATS = 11, /* a live thread's statistics so far (rec_thread_end layout) */
 	/* file-only records, written by the front end */
 	REC_META = 32,       /* key=value text */
 	REC_CPU = 33,        /* topology: one logical CPU */
@@ -41,6 +44,11 @@ enum rec_type {
 	REC_RUNSTATS = 36,   /* totals of the run: drops, exit status, timings */
 	REC_END = 37,        /* last record of a file: counts for validation */
 	REC_TOOL_BASE = 256, /* tool-specific record types start here */
+};
+
+/* Tool record types: a block per tool from REC_TOOL_BASE up. */
+enum rec_tool_type {
+	REC_COMM = REC_TOOL_BASE, /* comm: one detected communication */
 };
 
 /* enum rec_sample.kind */
@@ -101,6 +109,27 @@ struct rec_trap {
 #define PROC_F_FORK 0x1
 #define PROC_F_EXEC 0x2
 
+/* rec_comm.flags */
+#define COMM_F_TRUE  0x1 /* the byte ranges overlap: true sharing (else false) */
+#define COMM_F_TRAP  0x2 /* found by a watchpoint trap (else on a sample) */
+#define COMM_F_EXACT 0x4 /* trap: the trapping access was decoded; else the
+			  * watched 8 bytes stand for it */
+
+/* cdt comm: thread tid (the observer) accessed the line of what pub_tid
+ * (the publisher) had stored. */
+struct rec_comm {
+	struct rec_hdr h;
+	uint32_t pid, tid;
+	uint32_t pub_tid, flags;   /* COMM_F_* */
+	uint32_t cpu, pub_cpu;
+	uint64_t time, pub_time;
+	uint64_t addr, pub_addr;   /* observer's and publisher's first bytes */
+	uint64_t ip, pub_ip;
+	uint8_t size, pub_size;    /* bytes accessed */
+	uint8_t kind, pub_kind;    /* enum mem_kind */
+	uint32_t pad;
+};
+
 struct rec_proc {
 	struct rec_hdr h;
 	uint32_t pid, ppid;
@@ -119,6 +148,8 @@ struct rec_proc_end {
 struct rec_thread {
 	struct rec_hdr h;
 	uint32_t pid, tid;
+	/* When it was created: its creator called pthread_create then.  A
+	 * process's first thread: when the agent started in it. */
 	uint64_t time;
 	uint32_t cpu;
 	uint32_t flags; /* THREAD_F_* */
@@ -142,6 +173,10 @@ struct agent_stats {
 	uint64_t chained;       /* SIGTRAPs passed on to the program's handler */
 };
 
+/*
+ * REC_THREAD_END, and REC_THREAD_STATS: the same snapshot sent now and then
+ * by a thread that goes on, so a killed process still leaves its stats.
+ */
 struct rec_thread_end {
 	struct rec_hdr h;
 	uint32_t pid, tid;
@@ -167,6 +202,53 @@ struct rec_error {
 	int32_t err; /* errno */
 	uint32_t pad;
 	char msg[]; /* NUL-terminated, padded */
+};
+
+/* enum rec_alloc.kind */
+enum alloc_kind {
+	ALLOC_MALLOC = 1,
+	ALLOC_CALLOC = 2,
+	ALLOC_REALLOC = 3,  /* realloc, reallocarray */
+	ALLOC_MEMALIGN = 4, /* posix_memalign, aligned_alloc, memalign, valloc, pvalloc */
+	ALLOC_MMAP = 5,     /* an anonymous mmap (or an mremap) the program made */
+	ALLOC_STACK = 6,    /* a thread's stack, recorded when the thread starts */
+};
+#define ALLOC_KIND_MAX ALLOC_STACK
+#define ALLOC_MAX_DEPTH 8 /* frames of an allocation call path */
+
+/* rec_alloc.flags */
+#define ALLOC_F_DEFERRED 0x1 /* published late by the agent (short-lived blocks are
+			      * filtered): time is from the coarse clock, up to one
+			      * tick early */
+
+/*
+ * A data object appeared at [addr, addr + size) in pid at time.  frames[]
+ * is the call path that allocated it: return addresses, innermost first
+ * (frames[0] is in the function that called malloc).  The agent numbers
+ * call paths per process to keep records small: a record with site != 0
+ * and depth > 0 also defines site, and later records of that process may
+ * give the site alone (depth 0).  Site 0 and depth 0: no call path
+ * (stacks).  The front end writes files with the frames in every record.
+ */
+struct rec_alloc {
+	struct rec_hdr h;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr, size;
+	uint32_t site;
+	uint8_t kind;   /* enum alloc_kind */
+	uint8_t depth;  /* frames that follow, <= ALLOC_MAX_DEPTH */
+	uint16_t flags; /* ALLOC_F_* */
+	uint64_t frames[];
+};
+
+/* free(): len 0, the block that starts at addr.  munmap (and mremap's old
+ * range): the len bytes from addr, whatever objects they cut. */
+struct rec_free {
+	struct rec_hdr h;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr, len;
 };
 
 /* ---- file-only records (front end) ---- */
@@ -205,7 +287,7 @@ struct rec_task {
 	struct rec_hdr h;
 	uint32_t index; /* 0.. in creation order; 0 is the main thread */
 	uint32_t pid, tid, ppid;
-	uint64_t start, end; /* ns; end 0 if never seen ending */
+	uint64_t start, end; /* ns; start: rec_thread.time; end 0 if never seen ending */
 	uint32_t flags;      /* THREAD_F_* */
 	uint32_t pad;
 	struct agent_stats st;

@@ -514,7 +514,12 @@ int run_save(const struct run_opts *o, struct profile *p, const char *path)
 			"is untouched)\n", path, strerror(-err));
 		return err;
 	}
-	if (!o->quiet)
+	if (!o->quiet && p->ntool_recs)
+		fprintf(stderr, "cdt %s: wrote %s: %zu records, %zu threads in %zu process%s%s\n",
+			o->tool_name, path, p->ntool_recs, p->ntasks, p->nprocs,
+			p->nprocs == 1 ? "" : "es",
+			p->run.incomplete ? " (the run did not end normally)" : "");
+	else if (!o->quiet)
 		fprintf(stderr, "cdt %s: wrote %s: %zu samples, %zu traps, %zu threads in %zu "
 			"process%s%s\n", o->tool_name, path, p->nsamples, p->ntraps, p->ntasks,
 			p->nprocs, p->nprocs == 1 ? "" : "es",

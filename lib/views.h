@@ -20,6 +20,8 @@ struct view {
 	const char *name;
 	const char *help;
 	int (*build)(const struct profile *p, const struct view_opts *o, struct table *t);
+	/* Text form when it is not a table (a heatmap); NULL: the table. */
+	int (*text)(const struct profile *p, const struct view_opts *o, FILE *f, int width);
 };
 
 struct tool_views {
@@ -31,10 +33,14 @@ struct tool_views {
 const struct tool_views *views_for(const char *tool);
 const struct view *views_find(const struct tool_views *tv, const char *name);
 
-/* views_record.c */
+/* views_record.c, views_comm.c */
 extern const struct tool_views views_record;
+extern const struct tool_views views_comm;
 
 /* Shared helpers for view code. */
+/* Summary rows every tool has: settings, how the run ended, agent cost. */
+int view_summary_run(const struct profile *p, struct table *t);
+int view_summary_errors(const struct profile *p, struct table *t);
 const char *view_kind_name(int kind);
 void view_code_loc(const struct profile *p, uint32_t pid, uint64_t time, uint64_t ip,
 		   char *buf, size_t len);

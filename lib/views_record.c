@@ -296,9 +296,8 @@ static int view_traps(const struct profile *p, const struct view_opts *o, struct
 static int view_summary(const struct profile *p, const struct view_opts *o, struct table *t)
 {
 	static const char *const cols[] = { "key", "value", NULL };
-	uint64_t k[4] = { 0 }, addr = 0, st_samples = 0, st_ns = 0, st_steps = 0, fail = 0;
-	uint64_t st_traps = 0, st_trap_ns = 0;
-	int err = 0;
+	uint64_t k[4] = { 0 }, addr = 0, fail = 0;
+	int err;
 
 	(void)o;
 	table_init(t, NULL, cols);
@@ -306,54 +305,32 @@ static int view_summary(const struct profile *p, const struct view_opts *o, stru
 		k[p->samples[i].kind & 3]++;
 		addr += !!(p->samples[i].flags & SAMPLE_F_ADDR);
 	}
-	for (size_t i = 0; i < p->ntasks; i++) {
-		st_samples += p->tasks[i].st.samples;
-		st_steps += p->tasks[i].st.steps;
-		st_ns += p->tasks[i].st.handler_ns;
+	for (size_t i = 0; i < p->ntasks; i++)
 		fail += p->tasks[i].st.decode_fail;
-		st_traps += p->tasks[i].st.traps;
-		st_trap_ns += p->tasks[i].st.trap_ns;
-	}
+	err = view_summary_run(p, t);
 #define KV(key, ...) (table_row(t) || table_cell(t, "%s", key) || table_cell(t, __VA_ARGS__))
-	for (size_t i = 0; i < p->nmeta && !err; i++)
-		err = KV(p->meta[i].key, "%s", p->meta[i].value);
-	if (!err && p->have_run) {
-		double secs = (double)(p->run.end_ns - p->run.start_ns) / 1e9;
-
-		err = KV("duration_s", "%.3f", secs) ||
-		      KV("exit_status", "%d", p->run.exit_status) ||
-		      KV("ended", "%s", p->run.term_signal ? "killed by a signal" :
-				       p->run.incomplete ? "interrupted" : "normally") ||
-		      KV("dropped_records", "%" PRIu64, p->run.dropped_records);
-	}
 	if (!err)
-		err = KV("processes", "%zu", p->nprocs) || KV("threads", "%zu", p->ntasks) ||
-		      KV("samples_taken", "%" PRIu64, st_samples) ||
-		      KV("memory_samples", "%zu", p->nsamples) ||
+		err = KV("memory_samples", "%zu", p->nsamples) ||
 		      KV("with_address", "%" PRIu64, addr) ||
 		      KV("loads", "%" PRIu64, k[MEM_LOAD]) ||
 		      KV("stores", "%" PRIu64, k[MEM_STORE]) ||
 		      KV("rmw", "%" PRIu64, k[MEM_RMW]) ||
 		      KV("decode_failures", "%" PRIu64, fail) ||
-		      KV("single_steps", "%" PRIu64, st_steps) ||
-		      KV("traps", "%zu", p->ntraps) ||
-		      KV("us_per_sample", "%.2f", st_samples ? (double)st_ns / (double)st_samples / 1000.0 : 0) ||
-		      KV("us_per_trap", "%.2f", st_traps ? (double)st_trap_ns / (double)st_traps / 1000.0 : 0);
-	for (size_t i = 0; i < p->nerrors && !err; i++)
-		err = KV("agent_error", "%s (%s) x%u", p->errors[i].msg,
-			 strerror(p->errors[i].err), p->errors[i].count);
+		      KV("traps", "%zu", p->ntraps);
 #undef KV
+	if (!err)
+		err = view_summary_errors(p, t);
 	return err ? -ENOMEM : 0;
 }
 
 static const struct view record_views[] = {
-	{ "summary", "run settings and totals", view_summary },
-	{ "threads", "per thread: samples by kind, agent cost", view_threads },
-	{ "functions", "memory samples by function and source line", view_functions },
-	{ "objects", "memory samples by data object", view_objects },
-	{ "samples", "every sample (CSV is the useful form)", view_samples },
-	{ "traps", "watchpoint traps from --watch", view_traps },
-	{ NULL, NULL, NULL },
+	{ "summary", "run settings and totals", view_summary, NULL },
+	{ "threads", "per thread: samples by kind, agent cost", view_threads, NULL },
+	{ "functions", "memory samples by function and source line", view_functions, NULL },
+	{ "objects", "memory samples by data object", view_objects, NULL },
+	{ "samples", "every sample (CSV is the useful form)", view_samples, NULL },
+	{ "traps", "watchpoint traps from --watch", view_traps, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 static const char *const record_report[] = { "summary", "threads", "functions", "objects",

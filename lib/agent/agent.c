@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -136,10 +137,16 @@ static void agent_atfork_child(void)
 	/* No module walk here: the loader lock may be held by a thread that
 	 * did not survive fork.  The front end copies the parent's modules. */
 	agent_proc_record(PROC_F_FORK);
+	if (agent_g.tool->init && agent_g.tool->init()) {
+		agent_error(ENOMEM, "agent: the tool could not set up in a fork child; "
+				    "not profiling it");
+		agent_g.active = 0;
+		return;
+	}
 	if (self) {
 		/* The child's first thread: a new thread as far as profiles go. */
 		atomic_store(&self->used, 0);
-		agent_thread_start(1);
+		agent_thread_start(1, 0);
 	}
 }
 
@@ -158,11 +165,14 @@ static void agent_exit(void)
 /*
  * Before exec replaces the image: the same as an exit.  glibc's exec
  * functions call its internal execve, so each is wrapped; the variadic
- * execl* forms are not, and the front end still sees the exec from the
- * new image's first record.
+ * execl* forms build an argv and go through the execve/execvpe wrappers.
  */
 typedef int (*exec_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
+
+/* execl* arguments become an argv on the caller's stack, as in glibc;
+ * more than this many would risk a small thread stack: E2BIG. */
+#define AGENT_EXECL_MAX 4096
 
 static void *agent_real(void **cache, const char *name)
 {
@@ -175,7 +185,7 @@ static void *agent_real(void **cache, const char *name)
 	return *cache;
 }
 
-AGENT_API int execve(const char *path, char *const argv[], char *const envp[])
+static int agent_execve(const char *path, char *const argv[], char *const envp[])
 {
 	static void *real;
 	exec_fn fn = (exec_fn)agent_real(&real, "execve");
@@ -183,12 +193,22 @@ AGENT_API int execve(const char *path, char *const argv[], char *const envp[])
 	return fn ? fn(path, argv, envp) : -1;
 }
 
-AGENT_API int execvpe(const char *file, char *const argv[], char *const envp[])
+static int agent_execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	static void *real;
 	exec_fn fn = (exec_fn)agent_real(&real, "execvpe");
 
 	return fn ? fn(file, argv, envp) : -1;
+}
+
+AGENT_API int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return agent_execve(path, argv, envp);
+}
+
+AGENT_API int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return agent_execvpe(file, argv, envp);
 }
 
 AGENT_API int execv(const char *path, char *const argv[])
@@ -205,6 +225,85 @@ AGENT_API int execvp(const char *file, char *const argv[])
 	execv_fn fn = (execv_fn)agent_real(&real, "execvp");
 
 	return fn ? fn(file, argv) : -1;
+}
+
+/* How many arguments from arg to the terminating NULL; -1 above the bound. */
+static int agent_execl_count(const char *arg, va_list ap)
+{
+	int n = 0;
+
+	for (const char *a = arg; a; a = va_arg(ap, const char *))
+		if (++n > AGENT_EXECL_MAX)
+			return -1;
+	return n;
+}
+
+enum execl_form {
+	EXECL_PATH,   /* execl: path, the caller's environment */
+	EXECL_ENV,    /* execle: path, envp after the NULL */
+	EXECL_SEARCH, /* execlp: file searched in PATH */
+};
+
+/* ap holds the arguments after arg, as the variadic caller got them. */
+static int agent_execl(enum execl_form form, const char *file, const char *arg, va_list ap)
+{
+	char *const *envp = environ;
+	va_list count;
+	int n;
+
+	va_copy(count, ap);
+	n = agent_execl_count(arg, count);
+	va_end(count);
+	if (n < 0) {
+		errno = E2BIG;
+		return -1;
+	}
+	char *argv[n + 1];
+
+	argv[0] = (char *)arg;
+	for (int i = 1; i < n; i++)
+		argv[i] = va_arg(ap, char *);
+	argv[n] = NULL;
+	if (form == EXECL_ENV) {
+		if (n)
+			(void)va_arg(ap, char *); /* the NULL that ends the list */
+		envp = va_arg(ap, char *const *);
+	}
+	return form == EXECL_SEARCH ? agent_execvpe(file, argv, envp)
+				    : agent_execve(file, argv, envp);
+}
+
+AGENT_API int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, arg);
+	ret = agent_execl(EXECL_PATH, path, arg, ap);
+	va_end(ap);
+	return ret;
+}
+
+AGENT_API int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, arg);
+	ret = agent_execl(EXECL_ENV, path, arg, ap);
+	va_end(ap);
+	return ret;
+}
+
+AGENT_API int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, arg);
+	ret = agent_execl(EXECL_SEARCH, file, arg, ap);
+	va_end(ap);
+	return ret;
 }
 
 static int agent_attach(void)
@@ -247,6 +346,11 @@ __attribute__((constructor(101))) static void agent_init(void)
 		agent_error(-err, "agent: instruction decoder failed to initialize");
 		return;
 	}
+	err = tool->init ? tool->init() : 0;
+	if (err) {
+		agent_error(-err, "agent: the tool could not set up; not profiling");
+		return;
+	}
 	err = sigchain_install();
 	if (err) {
 		agent_error(-err, "agent: cannot install the SIGTRAP handler");
@@ -257,5 +361,5 @@ __attribute__((constructor(101))) static void agent_init(void)
 	mmaps_record();
 	pthread_atfork(NULL, NULL, agent_atfork_child);
 	atexit(agent_exit);
-	agent_thread_start(1);
+	agent_thread_start(1, 0);
 }

@@ -15,12 +15,16 @@
 #include <sys/types.h>
 
 #include "arena.h"
+#include "comm_bb.h"
 #include "decode.h"
 
 #define AGENT_API __attribute__((visibility("default")))
 #define AGENT_MAX_THREADS 4096
 #define AGENT_ALTSTACK (64 * 1024)
 #define WPT_SLOTS 4
+/* A live thread sends its stats this often (ns), so a SIGKILL loses at
+ * most that much of them. */
+#define AGENT_STATS_NS 100000000ull
 
 /* glibc 2.36 lacks these (DESIGN.md). */
 #ifndef TRAP_PERF
@@ -64,7 +68,11 @@ struct agent_thread {
 	uint64_t fs_base;
 	struct wpt_set wp;
 	struct agent_stats st;
+	uint64_t stats_time; /* when st was last sent */
 	uint32_t flags; /* THREAD_F_* */
+	union {
+		struct comm_tstate comm;
+	} tool; /* the running tool's per-thread state */
 };
 
 struct agent {
@@ -88,12 +96,18 @@ void agent_error(int err, const char *msg);
 int agent_check_handler(void);
 
 /* thread.c */
-struct agent_thread *agent_thread_start(int main_thread);
+/* created: when pthread_create was called; 0 for a process's first thread. */
+struct agent_thread *agent_thread_start(int main_thread, uint64_t created);
 void agent_thread_stop(struct agent_thread *t);
 void agent_thread_stats(struct agent_thread *t);
+/* From t's own handlers: a REC_THREAD_STATS when one is due. */
+void agent_thread_tick(struct agent_thread *t, uint64_t now);
 
 /* handler.c */
 void agent_on_sigtrap(int sig, siginfo_t *si, void *uc);
+
+/* objects.c: heap blocks, mappings and stacks (AGENT_F_OBJECTS); t's stack */
+void objects_thread_start(struct agent_thread *t);
 
 /* sample_soft.c, events.c */
 void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0);
@@ -127,10 +141,22 @@ size_t agent_read_code(uint64_t addr, void *buf, size_t len, int mapped);
 /* tool hooks: what a sample or trap becomes (tool_*.c) */
 struct agent_tool {
 	uint32_t id;
+	int (*init)(void); /* at start and in a fork child; not in a handler */
 	void (*thread_start)(struct agent_thread *t);
 	void (*sample)(struct agent_thread *t, struct rec_sample *s);
 	void (*trap)(struct agent_thread *t, struct rec_trap *tr);
 };
 const struct agent_tool *agent_tool_find(uint32_t id);
+
+/* tool_record.c */
+void record_thread_start(struct agent_thread *t);
+void record_sample(struct agent_thread *t, struct rec_sample *s);
+void record_trap(struct agent_thread *t, struct rec_trap *tr);
+
+/* tool_comm.c */
+int comm_init(void);
+void comm_thread_start(struct agent_thread *t);
+void comm_sample(struct agent_thread *t, struct rec_sample *s);
+void comm_trap(struct agent_thread *t, struct rec_trap *tr);
 
 #endif

@@ -19,21 +19,23 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *ucv)
 	int saved = errno;
 
 	if (si->si_code == TRAP_PERF) {
-		uint64_t data = agent_si_perf_data(si);
+		uint64_t data = agent_si_perf_data(si), now;
 
 		if ((data & SIGDATA_MASK) != SIGDATA_MAGIC)
 			goto chain;
 		/* A trap for a thread whose slot is gone: nothing to do. */
 		if (!t || t->tid != gettid())
 			goto out;
+		now = agent_now();
 		if ((data & SIGDATA_KIND_MASK) == SIGDATA_WPT)
 			wpt_on_trap(t, (int)(data & SIGDATA_INDEX_MASK), si, uc);
 		else if (agent_quiet)
 			t->st.samples++;
 		else if (agent_g.cfg.source == SRC_SOFT)
-			soft_on_sample(t, uc, agent_now());
+			soft_on_sample(t, uc, now);
 		else
 			pmu_on_sample(t, (int)(data & SIGDATA_INDEX_MASK));
+		agent_thread_tick(t, now);
 		goto out;
 	}
 	if (si->si_code == TRAP_TRACE && soft_stepping()) {

@@ -61,20 +61,21 @@ static int thread_altstack(struct agent_thread *t)
 	return 0;
 }
 
-static void thread_record(struct agent_thread *t)
+static void thread_record(struct agent_thread *t, uint64_t created)
 {
 	struct rec_thread r = { 0 };
 
 	r.pid = (uint32_t)agent_g.pid;
 	r.tid = (uint32_t)t->tid;
-	r.time = agent_now();
+	r.time = created;
 	r.cpu = (uint32_t)sched_getcpu();
 	r.flags = t->flags;
 	prctl(PR_GET_NAME, r.name, 0, 0, 0);
 	arena_write(&agent_g.arena, &r, sizeof(r), REC_THREAD);
 }
 
-void agent_thread_stats(struct agent_thread *t)
+/* Async-signal-safe: a stack record and one syscall for the name. */
+static void thread_stats_send(struct agent_thread *t, uint16_t type)
 {
 	struct rec_thread_end r = { 0 };
 
@@ -84,7 +85,22 @@ void agent_thread_stats(struct agent_thread *t)
 	r.st = t->st;
 	if (t == agent_self)
 		prctl(PR_GET_NAME, r.name, 0, 0, 0);
-	arena_write(&agent_g.arena, &r, sizeof(r), REC_THREAD_END);
+	/* Only t counts into its stats: at exit another thread flushes them. */
+	if (arena_write(&agent_g.arena, &r, sizeof(r), type) && t == agent_self)
+		t->st.dropped++;
+}
+
+void agent_thread_stats(struct agent_thread *t)
+{
+	thread_stats_send(t, REC_THREAD_END);
+}
+
+void agent_thread_tick(struct agent_thread *t, uint64_t now)
+{
+	if (now - t->stats_time < AGENT_STATS_NS)
+		return;
+	t->stats_time = now;
+	thread_stats_send(t, REC_THREAD_STATS);
 }
 
 static int thread_open_events(struct agent_thread *t)
@@ -103,11 +119,12 @@ static int thread_open_events(struct agent_thread *t)
 	return err;
 }
 
-struct agent_thread *agent_thread_start(int main_thread)
+struct agent_thread *agent_thread_start(int main_thread, uint64_t created)
 {
 	const struct agent_tool *tool = agent_g.tool;
 	struct agent_thread *t;
 	unsigned long fs = 0;
+	uint64_t now;
 	int err;
 
 	if (!agent_g.active || agent_check_handler())
@@ -118,9 +135,11 @@ struct agent_thread *agent_thread_start(int main_thread)
 				    "a thread is not profiled");
 		return NULL;
 	}
+	now = agent_now();
 	t->tid = gettid();
 	t->flags = main_thread ? THREAD_F_MAIN : 0;
 	memset(&t->st, 0, sizeof(t->st));
+	t->stats_time = now;
 	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
 	t->fs_base = fs;
 	wpt_init(&t->wp, t->tid);
@@ -138,7 +157,8 @@ struct agent_thread *agent_thread_start(int main_thread)
 			    "sampling event; raise 'ulimit -n'" :
 			    "agent: cannot open a thread's sampling event");
 	}
-	thread_record(t);
+	thread_record(t, created ? created : now);
+	objects_thread_start(t);
 	if (tool->thread_start)
 		tool->thread_start(t);
 	return t;
@@ -153,8 +173,9 @@ void agent_thread_stop(struct agent_thread *t)
 	for (unsigned i = 0; i < agent_g.cfg.nevents; i++)
 		pmu_close(t, (int)i);
 	wpt_close(&t->wp);
-	agent_self = NULL;
+	/* Still ours, so the record carries the name the thread ends with. */
 	agent_thread_stats(t);
+	agent_self = NULL;
 	if (t->altstack) {
 		sigaltstack(&ss, NULL);
 		munmap(t->altstack, AGENT_ALTSTACK);
@@ -166,6 +187,7 @@ void agent_thread_stop(struct agent_thread *t)
 struct thread_boot {
 	void *(*fn)(void *);
 	void *arg;
+	uint64_t created;
 };
 
 static void *thread_trampoline(void *p)
@@ -173,7 +195,7 @@ static void *thread_trampoline(void *p)
 	struct thread_boot b = *(struct thread_boot *)p;
 
 	free(p);
-	agent_thread_start(0);
+	agent_thread_start(0, b.created);
 	return b.fn(b.arg);
 }
 
@@ -196,6 +218,9 @@ AGENT_API int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		return real(th, attr, fn, arg);
 	b->fn = fn;
 	b->arg = arg;
+	/* Taken here, not when the thread first runs: threads are numbered
+	 * in creation order, and the scheduler may start them in another. */
+	b->created = agent_now();
 	err = real(th, attr, thread_trampoline, b);
 	if (err)
 		free(b);

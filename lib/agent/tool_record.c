@@ -18,7 +18,7 @@ static uint64_t tool_exe_bias(void)
 	return bias;
 }
 
-static void record_thread_start(struct agent_thread *t)
+void record_thread_start(struct agent_thread *t)
 {
 	const uint64_t *p = agent_g.cfg.tool_param;
 	uint64_t addr = p[RECORD_P_WATCH_ADDR];
@@ -34,26 +34,14 @@ static void record_thread_start(struct agent_thread *t)
 		agent_error(-err, "agent: cannot arm the --watch watchpoint in a thread");
 }
 
-static void record_sample(struct agent_thread *t, struct rec_sample *s)
+void record_sample(struct agent_thread *t, struct rec_sample *s)
 {
 	if (arena_write(&agent_g.arena, s, sizeof(*s), REC_SAMPLE))
 		t->st.dropped++;
 }
 
-static void record_trap(struct agent_thread *t, struct rec_trap *tr)
+void record_trap(struct agent_thread *t, struct rec_trap *tr)
 {
 	if (arena_write(&agent_g.arena, tr, sizeof(*tr), REC_TRAP))
 		t->st.dropped++;
-}
-
-static const struct agent_tool tools[] = {
-	{ TOOL_RECORD, record_thread_start, record_sample, record_trap },
-};
-
-const struct agent_tool *agent_tool_find(uint32_t id)
-{
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
-		if (tools[i].id == id)
-			return &tools[i];
-	return NULL;
 }

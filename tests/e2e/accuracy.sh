@@ -9,16 +9,7 @@
 # least sampled function).
 set -u
 
-: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
-W=$BUILD/workloads
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-
-fail() {
-	echo "accuracy.sh: $*" >&2
-	exit 1
-}
+. "$(dirname "$0")/lib/common.sh"
 
 if [ ! -x "$W/arrays" ]; then
 	echo "skip: workload $W/arrays not built (tests/workloads/arrays.c missing?)"

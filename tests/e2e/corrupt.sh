@@ -7,16 +7,7 @@
 # crash the reader.
 set -u
 
-: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
-W=$BUILD/workloads
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-
-fail() {
-	echo "corrupt.sh: $*" >&2
-	exit 1
-}
+. "$(dirname "$0")/lib/common.sh"
 
 # report FILE: run every form of report on FILE; rc in $rc (the worst).
 report() {
@@ -40,7 +31,7 @@ refused() {
 	grep -qF "$1" "$tmp/err" || fail "$2: the message must name the file; found: $(cat "$tmp/err")"
 }
 
-[ -x "$W/watchme" ] || fail "expected the workload $W/watchme (make workloads)"
+need_workloads watchme
 "$CDT" record -q -o "$tmp/good.data" --watch watched_counter:w "$W/watchme" 2 200 \
 	>/dev/null 2>"$tmp/err" || fail "cannot record a profile to damage: $(cat "$tmp/err")"
 report "$tmp/good.data" "the intact profile"

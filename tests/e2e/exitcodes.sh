@@ -5,21 +5,7 @@
 # 125 when cdt itself fails or is misused.
 set -u
 
-: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
-W=$BUILD/workloads
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-
-fail() {
-	echo "exitcodes.sh: $*" >&2
-	exit 1
-}
-
-# kv KEY: a value of the summary view of $tmp/p.data.
-kv() {
-	awk -F, -v k="$1" '$1 == k { sub(/^[^,]*,/, ""); print; exit }' "$tmp/summary"
-}
+. "$(dirname "$0")/lib/common.sh"
 
 # expect STATUS DESCRIPTION CMD...: run CMD, check its exit status.
 expect() {
@@ -47,7 +33,7 @@ expect_profile() {
 		fail "profile of '$what': expected memory samples, found '$(kv memory_samples)'"
 }
 
-[ -x "$W/exitwith" ] || fail "expected the workload $W/exitwith (make workloads)"
+need_workloads exitwith
 
 for code in 0 1 42 255; do
 	rm -f "$tmp/p.data"

@@ -1,53 +1,47 @@
 #!/bin/sh
 # Fork and exec in the target: forkexec works (~0.3 s), forks a child that
-# works (~0.3 s) and then execs `threads 2`.  The profile must hold two
-# processes, samples from both pids, the parent's and the child's
-# pre-exec samples in forkexec.c, the exec'd image's samples in threads.c,
-# and every thread of the exec'd program under the child's pid.
+# works (~0.3 s), names itself fe-child and then execs `threads 2`.  The
+# profile must hold two processes, samples from both pids, the parent's
+# and the child's pre-exec samples in forkexec.c, the exec'd image's
+# samples in threads.c, and every thread of the exec'd program under the
+# child's pid.  The agent must see the exec coming, whichever exec function
+# the child calls (execv, and the variadic execl, execle, execlp): the
+# child's pre-exec thread ends with its name at exec, fe-child, and its
+# stats.
 set -u
 
-: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
-W=$BUILD/workloads
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/lib/common.sh"
 
-fail() {
-	echo "forkexec.sh: $*" >&2
-	exit 1
-}
+need_workloads forkexec threads
 
-kv() {
-	awk -F, -v k="$1" '$1 == k { sub(/^[^,]*,/, ""); print; exit }' "$tmp/summary"
-}
-
-# cols FILE COL...: the named columns of a CSV file, tab-separated.
-cols() {
-	f=$1
+# run HOW ARGS...: forkexec with FORKEXEC_EXEC=HOW runs `threads ARGS`;
+# pids in parent and child, the threads view in $tmp/threads.csv.
+run() {
+	how=$1
 	shift
-	awk -F, -v want="$*" '
-	/"/ { print "cols: quoted CSV field on line " NR ": " $0 > "/dev/stderr"; exit 2 }
-	NR == 1 {
-		n = split(want, w, " ")
-		for (i = 1; i <= NF; i++) idx[$i] = i
-		for (k = 1; k <= n; k++)
-			if (!(w[k] in idx)) { print "cols: no column " w[k] " in: " $0 > "/dev/stderr"; exit 2 }
-		next
-	}
-	{ s = ""; for (k = 1; k <= n; k++) s = s (k > 1 ? "\t" : "") $(idx[w[k]]); print s }' "$f"
+	rm -f "$tmp/pids" "$tmp/tids" "$tmp/f.data"
+	FORKEXEC_EXEC=$how FORKEXEC_PIDFILE=$tmp/pids THREADS_TIDFILE=$tmp/tids \
+		"$CDT" record -o "$tmp/f.data" "$W/forkexec" "$W/threads" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "$how: expected exit 0, got $rc; stderr: $(cat "$tmp/err")"
+	parent=$(awk '$1 == "parent" { print $2 }' "$tmp/pids")
+	child=$(awk '$1 == "child" { print $2 }' "$tmp/pids")
+	[ -n "$parent" ] && [ -n "$child" ] || fail "$how: the workload wrote no pids: $(cat "$tmp/pids")"
+	"$CDT" report -i "$tmp/f.data" --csv --top 0 --view threads >"$tmp/threads.csv" 2>"$tmp/rerr" ||
+		fail "$how: threads view failed: $(cat "$tmp/rerr")"
 }
 
-for w in forkexec threads; do
-	[ -x "$W/$w" ] || fail "expected the workload $W/$w (make workloads)"
-done
+# exec_seen HOW: the child's thread before exec, named at exec and with
+# its stats; without the agent seeing the exec it keeps its start name.
+exec_seen() {
+	cols "$tmp/threads.csv" pid tid name samples >"$tmp/named" || fail "$1: bad threads CSV"
+	awk -F'\t' -v p="$child" '$1 == p && $2 == p && $3 == "fe-child" && $4 > 0 { f = 1 }
+		END { exit !f }' "$tmp/named" ||
+		fail "$1: expected the fork child's thread (pid = tid = $child) named fe-child at exec, with samples; threads view: $(cat "$tmp/threads.csv")"
+}
 
-FORKEXEC_PIDFILE=$tmp/pids THREADS_TIDFILE=$tmp/tids \
-	"$CDT" record -o "$tmp/f.data" "$W/forkexec" "$W/threads" 2 0.3 >"$tmp/out" 2>"$tmp/err"
-rc=$?
-[ "$rc" -eq 0 ] || fail "expected exit 0, got $rc; stderr: $(cat "$tmp/err")"
-parent=$(awk '$1 == "parent" { print $2 }' "$tmp/pids")
-child=$(awk '$1 == "child" { print $2 }' "$tmp/pids")
-[ -n "$parent" ] && [ -n "$child" ] || fail "the workload wrote no pids: $(cat "$tmp/pids")"
+run execv 2 0.3
+exec_seen execv
 
 "$CDT" report -i "$tmp/f.data" --csv --view summary >"$tmp/summary" 2>"$tmp/rerr" ||
 	fail "summary not readable: $(cat "$tmp/rerr")"
@@ -56,8 +50,6 @@ if grep -q '^agent_error,' "$tmp/summary"; then
 	fail "agent errors: $(grep '^agent_error,' "$tmp/summary")"
 fi
 
-"$CDT" report -i "$tmp/f.data" --csv --top 0 --view threads >"$tmp/threads.csv" 2>"$tmp/rerr" ||
-	fail "threads view failed: $(cat "$tmp/rerr")"
 cols "$tmp/threads.csv" pid tid mem_samples >"$tmp/trows" || fail "bad threads CSV"
 "$CDT" report -i "$tmp/f.data" --csv --top 0 --view samples >"$tmp/samples.csv" 2>"$tmp/rerr" ||
 	fail "samples view failed: $(cat "$tmp/rerr")"
@@ -88,4 +80,18 @@ while read -r idx tid; do
 		"$tmp/trows" ||
 		fail "exec'd thread $idx (tid $tid): expected a row with pid $child and memory samples; threads view: $(cat "$tmp/threads.csv")"
 done <"$tmp/tids"
+
+# The variadic forms: execle passes the only environment (LD_PRELOAD
+# included) and execlp finds threads in PATH; each exec'd thread appears.
+for how in execl execle execlp; do
+	run $how 1 0.1
+	exec_seen $how
+	[ "$(wc -l <"$tmp/tids" 2>/dev/null)" = 2 ] ||
+		fail "$how: the exec'd program reported $(cat "$tmp/tids" 2>/dev/null | wc -l) tids, expected 2"
+	cols "$tmp/threads.csv" pid tid >"$tmp/trows" || fail "$how: bad threads CSV"
+	while read -r idx tid; do
+		grep -q "^$child	$tid\$" "$tmp/trows" ||
+			fail "$how: exec'd thread $idx (tid $tid): expected a row with pid $child; threads view: $(cat "$tmp/threads.csv")"
+	done <"$tmp/tids"
+done
 exit 0

@@ -5,22 +5,9 @@
 # drop no record.
 set -u
 
-: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
-W=$BUILD/workloads
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/lib/common.sh"
 
-fail() {
-	echo "many_threads.sh: $*" >&2
-	exit 1
-}
-
-kv() {
-	awk -F, -v k="$1" '$1 == k { sub(/^[^,]*,/, ""); print; exit }' "$tmp/summary"
-}
-
-[ -x "$W/threads" ] || fail "expected the workload $W/threads (make workloads)"
+need_workloads threads
 
 # check WHAT ARGS...: run the threads workload under cdt and check it.
 check() {

@@ -9,20 +9,9 @@
 # replace the earlier profile.
 set -u
 
-: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
-W=$BUILD/workloads
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/lib/common.sh"
 
-fail() {
-	echo "noclobber.sh: $*" >&2
-	exit 1
-}
-
-for w in exitwith hello_static; do
-	[ -x "$W/$w" ] || fail "expected the workload $W/$w (make workloads)"
-done
+need_workloads exitwith hello_static
 
 "$CDT" record -q -o "$tmp/p.data" "$W/exitwith" 3 >/dev/null 2>"$tmp/err"
 [ $? -eq 3 ] || fail "cannot write the first profile: $(cat "$tmp/err")"

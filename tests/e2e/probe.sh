@@ -3,14 +3,7 @@
 # trap checks pass; the sample source matches the PMU the host reports.
 set -u
 
-: "${CDT:?CDT must name the cdt binary}"
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-fail() {
-	echo "probe.sh: $*" >&2
-	exit 1
-}
+. "$(dirname "$0")/lib/common.sh"
 
 keys="version kernel perf_event_paranoid max_sample_rate cpu hypervisor libpfm4
 libpfm4_pmu hw_pmu mem_events mem_events_open debug_registers watchpoint_trap

@@ -5,21 +5,9 @@
 # that is not a number).  Each file must be a readable profile.
 set -u
 
-: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
-# Absolute paths: the test runs cdt in its own directories.
-case $CDT in /*) ;; */*) CDT=$(pwd)/$CDT ;; esac
-case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
-W=$BUILD/workloads
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/lib/common.sh"
 
-fail() {
-	echo "rank.sh: $*" >&2
-	exit 1
-}
-
-[ -x "$W/exitwith" ] || fail "expected the workload $W/exitwith (make workloads)"
+need_workloads exitwith
 
 # A clean environment as far as launchers go.
 unset OMPI_COMM_WORLD_RANK PMIX_RANK PMI_RANK SLURM_PROCID MV2_COMM_WORLD_RANK

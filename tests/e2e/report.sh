@@ -6,18 +6,7 @@
 # not a terminal (and within --width N), and bad usage exiting 125.
 set -u
 
-: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
-case $CDT in /*) ;; */*) CDT=$(pwd)/$CDT ;; esac
-case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
-W=$BUILD/workloads
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-
-fail() {
-	echo "report.sh: $*" >&2
-	exit 1
-}
+. "$(dirname "$0")/lib/common.sh"
 
 # fields FILE: the field count of every record, one per line, parsing
 # RFC 4180 quotes (a quoted field may hold commas and doubled quotes).
@@ -35,7 +24,7 @@ fields() {
 	}' "$1"
 }
 
-[ -x "$W/watchme" ] || fail "expected the workload $W/watchme (make workloads)"
+need_workloads watchme
 
 cd "$tmp" || exit 1
 "$CDT" record --watch watched_counter:w "$W/watchme" 2 500 >out 2>err

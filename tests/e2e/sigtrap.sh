@@ -7,22 +7,9 @@
 # sampled in both threads.
 set -u
 
-: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
-W=$BUILD/workloads
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/lib/common.sh"
 
-fail() {
-	echo "sigtrap.sh: $*" >&2
-	exit 1
-}
-
-kv() {
-	awk -F, -v k="$1" '$1 == k { sub(/^[^,]*,/, ""); print; exit }' "$tmp/summary"
-}
-
-[ -x "$W/sigtrap" ] || fail "expected the workload $W/sigtrap (make workloads)"
+need_workloads sigtrap
 
 # Sanity: the workload passes on its own, so a failure below is cdt's.
 "$W/sigtrap" 50 >"$tmp/out" 2>&1 || fail "the sigtrap workload fails without cdt: $(cat "$tmp/out")"

@@ -4,22 +4,10 @@
 # "statically linked", and write no profile, not even the default one.
 set -u
 
-: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
-# Absolute paths: a part of this test runs in another directory.
-case $CDT in /*) ;; */*) CDT=$(pwd)/$CDT ;; esac
-case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
-W=$BUILD/workloads
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/lib/common.sh"
 
-fail() {
-	echo "static.sh: $*" >&2
-	exit 1
-}
-
+need_workloads hello_static
 prog=$W/hello_static
-[ -x "$prog" ] || fail "expected the workload $prog (make workloads)"
 "$prog" >"$tmp/out" 2>&1 || fail "$prog fails on its own: $(cat "$tmp/out")"
 grep -q hello "$tmp/out" || fail "$prog printed '$(cat "$tmp/out")', expected a hello line"
 

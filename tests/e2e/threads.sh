@@ -4,37 +4,13 @@
 # those tids in one process, thread 0 must be the main thread, and every
 # thread (each does ~0.3 s of CPU, ~1200 samples at 4 kHz) must have
 # samples, memory samples among them.  The samples view must agree with
-# the per-thread counts.
+# the per-thread counts.  Threads are numbered in creation order, also
+# when they start running in another (threads --reverse).
 set -u
 
-: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
-W=$BUILD/workloads
-tmp=$(mktemp -d) || exit 1
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/lib/common.sh"
 
-fail() {
-	echo "threads.sh: $*" >&2
-	exit 1
-}
-
-# cols FILE COL...: the named columns of a CSV file, tab-separated.
-cols() {
-	f=$1
-	shift
-	awk -F, -v want="$*" '
-	/"/ { print "cols: quoted CSV field on line " NR ": " $0 > "/dev/stderr"; exit 2 }
-	NR == 1 {
-		n = split(want, w, " ")
-		for (i = 1; i <= NF; i++) idx[$i] = i
-		for (k = 1; k <= n; k++)
-			if (!(w[k] in idx)) { print "cols: no column " w[k] " in: " $0 > "/dev/stderr"; exit 2 }
-		next
-	}
-	{ s = ""; for (k = 1; k <= n; k++) s = s (k > 1 ? "\t" : "") $(idx[w[k]]); print s }' "$f"
-}
-
-[ -x "$W/threads" ] || fail "expected the workload $W/threads (make workloads)"
+need_workloads threads
 
 NT=4
 THREADS_TIDFILE=$tmp/tids "$CDT" record -o "$tmp/t.data" "$W/threads" $NT 0.3 \
@@ -79,4 +55,32 @@ done <"$tmp/rows"
 # No sample from a thread the profile does not know.
 awk -F'\t' 'NR == FNR { t[$1] = 1; next } !($1 in t) { print; exit 1 }' "$tmp/got" "$tmp/srows" \
 	>"$tmp/stray" || fail "samples from unknown tids: $(cat "$tmp/stray")"
+
+# in_creation_order WHAT: thread i of the threads view ($tmp/rows) is the
+# i-th thread the workload created, as its tid file says.
+in_creation_order() {
+	awk -F'\t' 'NR == FNR { want[$1] = $3; next } want[$1] != $2 { bad = 1 } END { exit bad }' \
+		"$tmp/rows" FS=' ' "$tmp/tids" ||
+		fail "$1: threads must be numbered in creation order (index tid): $(tr '\n' ' ' <"$tmp/tids"); threads view: $(cat "$tmp/threads.csv")"
+}
+in_creation_order "threads $NT"
+
+# Workers that start running last-created first (SCHED_FIFO, one CPU).
+rm -f "$tmp/tids"
+THREADS_TIDFILE=$tmp/tids "$CDT" record -o "$tmp/r.data" "$W/threads" --reverse $NT \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 3 ]; then
+	echo "note: real-time scheduling not permitted; the reverse-start check did not run" >&2
+	exit 0
+fi
+[ "$rc" -eq 0 ] || fail "threads --reverse $NT: expected exit 0, got $rc; stderr: $(cat "$tmp/err")"
+grep -q 'started in reverse' "$tmp/out" ||
+	fail "threads --reverse $NT: the workers did not start in reverse: $(cat "$tmp/out")"
+"$CDT" report -i "$tmp/r.data" --csv --view threads >"$tmp/threads.csv" 2>"$tmp/err" ||
+	fail "threads --reverse: threads view failed: $(cat "$tmp/err")"
+cols "$tmp/threads.csv" thread pid tid >"$tmp/rows" || fail "bad threads CSV"
+[ "$(wc -l <"$tmp/rows")" -eq $((NT + 1)) ] ||
+	fail "threads --reverse: expected $((NT + 1)) threads: $(cat "$tmp/threads.csv")"
+in_creation_order "threads --reverse $NT"
 exit 0

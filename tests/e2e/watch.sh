@@ -11,34 +11,9 @@
 # Bad specs fail with 125 before anything runs.
 set -u
 
-: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
-W=$BUILD/workloads
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/lib/common.sh"
 
-fail() {
-	echo "watch.sh: $*" >&2
-	exit 1
-}
-
-# cols FILE COL...: the named columns of a CSV file, tab-separated.
-cols() {
-	f=$1
-	shift
-	awk -F, -v want="$*" '
-	/"/ { print "cols: quoted CSV field on line " NR ": " $0 > "/dev/stderr"; exit 2 }
-	NR == 1 {
-		n = split(want, w, " ")
-		for (i = 1; i <= NF; i++) idx[$i] = i
-		for (k = 1; k <= n; k++)
-			if (!(w[k] in idx)) { print "cols: no column " w[k] " in: " $0 > "/dev/stderr"; exit 2 }
-		next
-	}
-	{ s = ""; for (k = 1; k <= n; k++) s = s (k > 1 ? "\t" : "") $(idx[w[k]]); print s }' "$f"
-}
-
-[ -x "$W/watchme" ] || fail "expected the workload $W/watchme (make workloads)"
+need_workloads watchme
 
 NT=3
 K=5000

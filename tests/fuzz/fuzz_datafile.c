@@ -72,7 +72,8 @@ static uint64_t fields_touch(const struct rec_hdr *h)
 		s += str_touch(r->name, sizeof(r->name));
 		break;
 	}
-	case REC_THREAD_END: {
+	case REC_THREAD_END:
+	case REC_THREAD_STATS: {
 		const struct rec_thread_end *r = (const void *)h;
 
 		s = r->pid + r->tid + r->time + stats_touch(&r->st);

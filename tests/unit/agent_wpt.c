@@ -89,7 +89,7 @@ static int setup(void **state)
 	assert_int_equal(decode_init(), 0);
 	assert_int_equal(sigchain_install(), 0);
 	agent_g.active = 1;
-	assert_non_null(agent_thread_start(1));
+	assert_non_null(agent_thread_start(1, 0));
 	return 0;
 }
 

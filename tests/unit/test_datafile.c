@@ -353,11 +353,16 @@ static void test_validate(void **state)
 	expect_bad(&u);
 	rec_init(&u, REC_TOOL_BASE + 3, DF_MAX_RECORD);
 	assert_int_equal(record_validate(&u.h), 0);
-	rec_init(&u, REC_TOOL_BASE, 8);
+	/* a tool type this reader does not know passes; a known one is sized */
+	rec_init(&u, REC_TOOL_BASE + 100, 8);
+	assert_int_equal(record_validate(&u.h), 0);
+	rec_init(&u, REC_COMM, 8);
+	expect_bad(&u);
+	rec_init(&u, REC_COMM, sizeof(struct rec_comm));
 	assert_int_equal(record_validate(&u.h), 0);
 	/* undefined types below REC_TOOL_BASE are corrupt */
 	for (i = 9; i < REC_TOOL_BASE; i++) {
-		if (i >= REC_META && i <= REC_END)
+		if ((i >= REC_META && i <= REC_END) || i == REC_THREAD_STATS)
 			continue;
 		rec_init(&u, (uint16_t)i, 64);
 		expect_bad(&u);
@@ -368,6 +373,7 @@ static void test_validate(void **state)
 			{ REC_PROC_END, sizeof(struct rec_proc_end) },
 			{ REC_THREAD, sizeof(struct rec_thread) },
 			{ REC_THREAD_END, sizeof(struct rec_thread_end) },
+			{ REC_THREAD_STATS, sizeof(struct rec_thread_end) },
 			{ REC_SAMPLE, sizeof(struct rec_sample) },
 			{ REC_TRAP, sizeof(struct rec_trap) },
 			{ REC_CPU, sizeof(struct rec_cpu) },
@@ -408,6 +414,11 @@ static void test_validate(void **state)
 	memset(th->name, 'x', 16);
 	expect_bad(&u);
 	mk_thread_end(&u);
+	memset(((struct rec_thread_end *)&u)->name, 'y', 16);
+	expect_bad(&u);
+	mk_thread_end(&u);
+	u.h.type = REC_THREAD_STATS;
+	assert_int_equal(record_validate(&u.h), 0);
 	memset(((struct rec_thread_end *)&u)->name, 'y', 16);
 	expect_bad(&u);
 	mk_task(&u);

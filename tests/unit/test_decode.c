@@ -519,13 +519,23 @@ static void test_next_walk(void **state)
 		/* shl rcx,3 ; mov rdx,[rbx+rcx] ; and: imul is not computed */
 		static const uint8_t shl[] = { 0x48, 0xc1, 0xe1, 0x03, 0x48, 0x8b, 0x14, 0x0b };
 		static const uint8_t imul[] = { 0x48, 0x6b, 0xc9, 0x03, 0x48, 0x8b, 0x14, 0x0b };
+		/* movsxd rcx,ecx ; mov rdx,[rbx+rcx] with ecx negative */
+		static const uint8_t sxd[] = { 0x48, 0x63, 0xc9, 0x48, 0x8b, 0x14, 0x0b };
+		/* popcnt rcx,rcx ; mov rdx,[rbx+rcx] : not computed */
+		static const uint8_t popcnt[] = { 0xf3, 0x48, 0x0f, 0xb8, 0xc9, 0x48, 0x8b, 0x14, 0x0b };
 
 		assert_int_equal(next(arith, sizeof(arith), &r, 16, &a), 1);
 		assert_int_equal(a.addr, r.gpr[DR_RBX] + r.gpr[DR_RCX] * 8 + 0x10);
 		assert_int_equal(a.size, 4);
 		assert_int_equal(next(shl, sizeof(shl), &r, 16, &a), 1);
 		assert_int_equal(a.addr, r.gpr[DR_RBX] + (r.gpr[DR_RCX] << 3));
-		assert_int_equal(next(imul, sizeof(imul), &r, 16, &a), 0);
+		assert_int_equal(next(imul, sizeof(imul), &r, 16, &a), 1);
+		assert_int_equal(a.addr, r.gpr[DR_RBX] + r.gpr[DR_RCX] * 3);
+		assert_int_equal(next(popcnt, sizeof(popcnt), &r, 16, &a), 0);
+		r.gpr[DR_RCX] = 0xfffffff0u;
+		assert_int_equal(next(sxd, sizeof(sxd), &r, 16, &a), 1);
+		assert_int_equal(a.addr, r.gpr[DR_RBX] - 16);
+		r = regs_std();
 	}
 	/* An undecodable first instruction is an error, not "no access". */
 	assert_int_equal(next(straight, 2, &r, 16, &a), -1);

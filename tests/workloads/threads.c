@@ -10,6 +10,13 @@
  *                         same with or without a profiler
  *   threads --short N     N short-lived workers, 8 alive at a time, each
  *                         doing about 2 ms of work; the main thread works too
+ *   threads --reverse N   N workers (1..64), each doing about 2 ms of work,
+ *                         that start running in the reverse of their creation
+ *                         order: all are pinned to one CPU, and under
+ *                         SCHED_FIFO the creator outranks them and each
+ *                         worker outranks those created before it.  Prints
+ *                         "started in reverse" if they did; exits 3 if
+ *                         real-time scheduling is not permitted
  *
  * If THREADS_TIDFILE is set, the main thread writes one line "index tid"
  * per thread to it after all have been joined: index 0 is the main
@@ -17,6 +24,8 @@
  * usage or a failed system call.
  */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,15 +39,20 @@
 #define MANY 16
 #define STEPS_PER_SECOND 800000000.0 /* loop steps per CPU second, roughly */
 #define SHORT_WAVE 8
+#define REVERSE_MAX 64
 
 /* Where the main thread's result goes, so its work is never dead code. */
 static volatile uint64_t sink;
+/* How many workers have started running. */
+static atomic_int started;
 
 struct worker {
 	pthread_t th;
 	pid_t tid;
 	uint64_t steps;
 	uint32_t words; /* a power of two */
+	int seq;        /* 0.. in the order the workers started running */
+	int prio;       /* SCHED_FIFO priority, or 0 to inherit the creator's */
 	uint64_t sum;
 	pthread_barrier_t *start;
 };
@@ -71,6 +85,7 @@ static void *worker_main(void *p)
 	struct worker *w = p;
 
 	w->tid = gettid();
+	w->seq = atomic_fetch_add(&started, 1);
 	if (w->start)
 		pthread_barrier_wait(w->start);
 	w->sum = work(w->steps, w->words);
@@ -107,6 +122,13 @@ static int start(struct worker *w)
 	/* Small stacks: hundreds of threads must fit any address-space limit. */
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
+	if (w->prio) {
+		struct sched_param sp = { .sched_priority = w->prio };
+
+		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+		pthread_attr_setschedparam(&attr, &sp);
+	}
 	err = pthread_create(&w->th, &attr, worker_main, w);
 	pthread_attr_destroy(&attr);
 	if (err)
@@ -155,21 +177,64 @@ static int run_short(struct worker *w, int n)
 	return 0;
 }
 
+/* Returns 0, 3 if SCHED_FIFO is not permitted, or 2. */
+static int run_reverse(struct worker *w, int n)
+{
+	struct sched_param sp = { .sched_priority = n + 1 };
+	cpu_set_t one;
+	int err, rev = 1;
+
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	if (sched_setaffinity(0, sizeof(one), &one)) {
+		perror("threads: sched_setaffinity");
+		return 2;
+	}
+	err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	if (err) {
+		fprintf(stderr, "threads: SCHED_FIFO: %s\n", strerror(err));
+		return 3;
+	}
+	for (int i = 0; i < n; i++) {
+		w[i].steps = (uint64_t)(0.002 * STEPS_PER_SECOND);
+		w[i].words = ARRAY_WORDS_MANY;
+		w[i].prio = i + 1;
+		if (start(&w[i]))
+			return 2;
+	}
+	/* Back to normal: the workers, all ready, run now, highest first. */
+	sp.sched_priority = 0;
+	err = pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+	if (err) {
+		fprintf(stderr, "threads: SCHED_OTHER: %s\n", strerror(err));
+		return 2;
+	}
+	for (int i = 0; i < n; i++) {
+		pthread_join(w[i].th, NULL);
+		rev &= w[i].seq == n - 1 - i;
+	}
+	printf("started %s\n", rev ? "in reverse" : "in another order");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct worker w[MAX_THREADS];
-	int shortlived = argc > 1 && !strcmp(argv[1], "--short");
+	int reverse = argc > 1 && !strcmp(argv[1], "--reverse");
+	int shortlived = reverse || (argc > 1 && !strcmp(argv[1], "--short"));
+	int err;
 	char *end;
 	long n;
 	double secs = 1.0;
 
 	if (argc < 2 + shortlived || argc > 3) {
-		fprintf(stderr, "usage: threads N [SECONDS] | threads --short N\n");
+		fprintf(stderr, "usage: threads N [SECONDS] | threads --short N | "
+			"threads --reverse N\n");
 		return 2;
 	}
 	n = strtol(argv[1 + shortlived], &end, 10);
-	if (*end || n < 1 || n > MAX_THREADS) {
-		fprintf(stderr, "threads: N must be 1..%d\n", MAX_THREADS);
+	if (*end || n < 1 || n > (reverse ? REVERSE_MAX : MAX_THREADS)) {
+		fprintf(stderr, "threads: N must be 1..%d\n", reverse ? REVERSE_MAX : MAX_THREADS);
 		return 2;
 	}
 	if (!shortlived && argc == 3) {
@@ -179,8 +244,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (shortlived ? run_short(w, (int)n)
-		       : run_concurrent(w, (int)n, (uint64_t)(secs * STEPS_PER_SECOND)))
-		return 2;
+	if (reverse)
+		err = run_reverse(w, (int)n);
+	else if (shortlived)
+		err = run_short(w, (int)n) ? 2 : 0;
+	else
+		err = run_concurrent(w, (int)n, (uint64_t)(secs * STEPS_PER_SECOND)) ? 2 : 0;
+	if (err)
+		return err;
 	return write_tids(w, (int)n) ? 2 : 0;
 }
