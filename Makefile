@@ -127,7 +127,7 @@ fuzz: | $(B)/.deps
 	$(MAKE) -f tests/fuzz/fuzz.mk
 
 bench: cdt $(WORK_BIN)
-	@sh tests/bench/run.sh
+	@sh tests/bench/run.sh record && echo && sh tests/bench/run.sh comm
 
 demo: cdt $(WORK_BIN)
 	./cdt record -o $(B)/demo.data $(B)/workloads/arrays 4

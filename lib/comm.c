@@ -4,7 +4,8 @@
  *
  * Scaling, as ComDetective section 3.3: a detection on a sample stands
  * for `period` transfers, a trap for period * L / (D * M), L = 64-byte
- * lines and M = 8-byte watchpoints.  That makes counts of transfers only
+ * lines and M = 8-byte watchpoints, times the arming interval in force
+ * (rec_comm.scale, see lib/agent/comm_bb.c).  That makes counts of transfers only
  * when the period counts memory accesses (pmu).  The soft source samples
  * CPU time, so there a detection on a sample weighs 1 and a trap
  * L / (D * M): counts are weighted detections, comparable within a
@@ -305,7 +306,7 @@ static int comm_event(const struct profile *p, struct comm_model *m, const struc
 	const struct rec_task *a = profile_task_by_tid(p, c->pid, c->tid, c->time);
 	const struct rec_task *b = profile_task_by_tid(p, c->pid, c->pub_tid, c->pub_time);
 	int kind = c->flags & COMM_F_TRUE ? CM_TS : CM_FS;
-	double w = c->flags & COMM_F_TRAP ? m->trap_scale : m->period;
+	double w = c->flags & COMM_F_TRAP ? m->trap_scale * (c->scale ? c->scale : 1) : m->period;
 	uint64_t key = (c->addr & ~63ull) ^ ((uint64_t)profile_image(p, c->pid, c->time) << 44);
 	struct comm_line *l;
 	size_t *v, row;

@@ -127,7 +127,7 @@ struct rec_comm {
 	uint64_t ip, pub_ip;
 	uint8_t size, pub_size;    /* bytes accessed */
 	uint8_t kind, pub_kind;    /* enum mem_kind */
-	uint32_t pad;
+	uint32_t scale;            /* trap: arming interval in samples it stands for */
 };
 
 struct rec_proc {

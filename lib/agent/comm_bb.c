@@ -24,6 +24,17 @@
  *    detect: a thread's own pushes and pops cannot be communication, and
  *    would evict the board.  Explicit accesses to stack memory count.
  *  - An access that straddles two lines is taken as one to its first line.
+ *  - Watchpoints live one sample period (old at the thread's next sample),
+ *    as in the paper.  Arming costs D ioctls (a few microseconds each in a
+ *    VM, where debug-register writes exit to the hypervisor), and most
+ *    armings in code that shares little never trap.  So a thread whose
+ *    armings go untrapped arms less often: after an arming it lets 0, 1,
+ *    3, 7, then 15 samples pass before the next; a valid trap resets it
+ *    to every sample.  A trap then stands for the skipped samples too: it
+ *    is weighed by the interval in force (rec_comm.scale), which keeps the
+ *    estimate unbiased while the cost falls.  Old watchpoints are not
+ *    disarmed at once (that costs the same ioctls): a trap on one counts
+ *    nothing and disarms it.
  */
 #include <errno.h>
 
@@ -153,11 +164,37 @@ enum comm_outcome comm_on_sample(struct bb *b, struct comm_tstate *ts,
 enum comm_wp comm_arm_pick(const struct bb *b, struct comm_tstate *ts, uint32_t self,
 			   struct bb_pub *out)
 {
-	uint64_t prev = ts->prev_sample;
-
-	if (ts->wp_time && ts->wp_time > prev)
+	if (ts->arm_wait) {
+		ts->arm_wait--;
 		return COMM_WP_KEEP;
-	if (bb_pick(b, (uint32_t)(comm_rand(&ts->rng) % b->nslots), self, prev, out))
+	}
+	if (bb_pick(b, (uint32_t)(comm_rand(&ts->rng) % b->nslots), self, ts->prev_sample, out))
 		return COMM_WP_ARM;
-	return ts->wp_time ? COMM_WP_DISARM : COMM_WP_KEEP;
+	return COMM_WP_KEEP;
+}
+
+void comm_armed(struct comm_tstate *ts, const struct bb_pub *pub, uint64_t now)
+{
+	ts->wp_pub = *pub;
+	ts->wp_time = now;
+	ts->wp_every = 1u << ts->arm_backoff;
+	ts->arm_wait = ts->wp_every - 1;
+	if (ts->arm_backoff < COMM_ARM_BACKOFF_MAX)
+		ts->arm_backoff++;
+}
+
+int comm_trapped(struct comm_tstate *ts)
+{
+	int valid = ts->wp_time && ts->wp_time == ts->last_sample;
+
+	ts->wp_time = 0;
+	if (!valid)
+		return 0;
+	/* Watching pays off here: arm at every sample again. */
+	ts->arm_backoff = 0;
+	ts->arm_wait = 0;
+	/* One transfer: the samples that follow must not count it again. */
+	if (ts->wp_pub.time > ts->t_prev)
+		ts->t_prev = ts->wp_pub.time;
+	return 1;
 }

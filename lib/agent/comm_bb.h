@@ -72,6 +72,9 @@ struct comm_tstate {
 	uint64_t prev_sample; /* and of the one before it */
 	uint64_t wp_time;     /* when the watchpoints were armed; 0 = none armed */
 	struct bb_pub wp_pub; /* the publication the watchpoints watch */
+	uint32_t wp_every;    /* arming interval (samples) when they were armed */
+	uint32_t arm_wait;    /* samples to let pass before arming again */
+	uint32_t arm_backoff; /* log2 of the next arming interval */
 	uint64_t rng;         /* xorshift state, for slots and chunks */
 };
 
@@ -102,15 +105,22 @@ enum comm_outcome comm_on_sample(struct bb *b, struct comm_tstate *ts,
 				 unsigned *todo);
 
 enum comm_wp {
-	COMM_WP_KEEP = 0,   /* the watchpoints are recent: leave them */
-	COMM_WP_ARM = 1,    /* (re)arm on *out */
-	COMM_WP_DISARM = 2, /* they are old and nothing fresh is published */
+	COMM_WP_KEEP = 0, /* leave the registers as they are */
+	COMM_WP_ARM = 1,  /* (re)arm on *out */
 };
 
-/* TryArmWatchpoint's choice for thread `self`, whose previous sample was
- * at `prev` (comm_on_sample leaves it in ts->prev_sample). */
+#define COMM_ARM_BACKOFF_MAX 4 /* arm at least every 16th sample */
+
+/* TryArmWatchpoint's choice for thread `self` at a sample (after
+ * comm_on_sample).  On COMM_WP_ARM the caller arms and then calls
+ * comm_armed(). */
 enum comm_wp comm_arm_pick(const struct bb *b, struct comm_tstate *ts, uint32_t self,
 			   struct bb_pub *out);
+void comm_armed(struct comm_tstate *ts, const struct bb_pub *pub, uint64_t now);
+/* A trap: 1 if the watchpoints were armed at the thread's latest sample
+ * (still valid), 0 if they are old and the trap counts nothing.  Either
+ * way the caller disarms. */
+int comm_trapped(struct comm_tstate *ts);
 
 /* Classify a trap: the thread's access [addr, addr+size) against what the
  * watched publication stored. */

@@ -43,7 +43,8 @@ void comm_thread_start(struct agent_thread *t)
 }
 
 static void comm_emit(struct agent_thread *t, const struct comm_access *a,
-		      const struct bb_pub *pub, enum comm_outcome out, uint32_t flags)
+		      const struct bb_pub *pub, enum comm_outcome out, uint32_t flags,
+		      uint32_t scale)
 {
 	struct rec_comm r = {
 		.pid = (uint32_t)agent_g.pid, .tid = a->tid, .pub_tid = pub->tid,
@@ -51,6 +52,7 @@ static void comm_emit(struct agent_thread *t, const struct comm_access *a,
 		.cpu = a->cpu, .pub_cpu = pub->cpu, .time = a->time, .pub_time = pub->time,
 		.addr = a->addr, .pub_addr = pub->addr, .ip = a->ip, .pub_ip = pub->ip,
 		.size = a->size, .pub_size = pub->size, .kind = a->kind, .pub_kind = pub->kind,
+		.scale = scale,
 	};
 
 	if (arena_write(&agent_g.arena, &r, sizeof(r), REC_COMM))
@@ -72,30 +74,19 @@ static void comm_arm(struct agent_thread *t, uint64_t now)
 	struct bb_pub pub;
 	int err = 0;
 
-	switch (comm_arm_pick(comm_bb, ts, (uint32_t)t->tid, &pub)) {
-	case COMM_WP_KEEP:
+	if (comm_arm_pick(comm_bb, ts, (uint32_t)t->tid, &pub) != COMM_WP_ARM)
 		return;
-	case COMM_WP_DISARM:
-		comm_disarm(t);
-		return;
-	case COMM_WP_ARM:
-		break;
-	}
 	/* Still the same line: keep the registers, spare the ioctls. */
-	if (ts->wp_time && pub.line == ts->wp_pub.line) {
-		ts->wp_pub = pub;
-		ts->wp_time = now;
-		return;
+	if (!(ts->wp_time && pub.line == ts->wp_pub.line && t->wp.slot[0].armed)) {
+		comm_chunks(&ts->rng, comm_nwp, chunk);
+		for (unsigned i = 0; i < comm_nwp && !err; i++)
+			err = wpt_arm(&t->wp, (int)i, pub.line + 8u * chunk[i], 8, WPT_RW, pub.tid);
+		if (err) {
+			comm_disarm(t);
+			return;
+		}
 	}
-	comm_chunks(&ts->rng, comm_nwp, chunk);
-	for (unsigned i = 0; i < comm_nwp && !err; i++)
-		err = wpt_arm(&t->wp, (int)i, pub.line + 8u * chunk[i], 8, WPT_RW, pub.tid);
-	if (err) {
-		comm_disarm(t);
-		return;
-	}
-	ts->wp_pub = pub;
-	ts->wp_time = now;
+	comm_armed(ts, &pub, now);
 }
 
 void comm_sample(struct agent_thread *t, struct rec_sample *s)
@@ -110,7 +101,7 @@ void comm_sample(struct agent_thread *t, struct rec_sample *s)
 		return;
 	out = comm_on_sample(comm_bb, &t->tool.comm, &a, &peer, &todo);
 	if (out != COMM_QUIET)
-		comm_emit(t, &a, &peer, out, 0);
+		comm_emit(t, &a, &peer, out, 0, 1);
 	if ((todo & COMM_DO_ARM) && comm_nwp)
 		comm_arm(t, s->time);
 }
@@ -122,8 +113,12 @@ void comm_trap(struct agent_thread *t, struct rec_trap *tr)
 				 .tid = tr->tid, .cpu = tr->cpu, .kind = tr->kind };
 	uint32_t flags = COMM_F_TRAP;
 
-	if (!comm_bb || !ts->wp_time)
+	if (!comm_bb)
 		return;
+	if (!comm_trapped(ts)) {
+		comm_disarm(t);
+		return;
+	}
 	if (tr->flags & TRAP_F_ADDR) {
 		a.addr = tr->acc_addr;
 		a.size = tr->size;
@@ -132,9 +127,7 @@ void comm_trap(struct agent_thread *t, struct rec_trap *tr)
 		a.addr = tr->wp_addr & ~(uint64_t)7;
 		a.size = 8;
 	}
-	comm_emit(t, &a, &ts->wp_pub, comm_classify(a.addr, a.size, &ts->wp_pub), flags);
-	/* One transfer: the samples that follow must not count it again. */
-	if (ts->wp_pub.time > ts->t_prev)
-		ts->t_prev = ts->wp_pub.time;
+	comm_emit(t, &a, &ts->wp_pub, comm_classify(a.addr, a.size, &ts->wp_pub), flags,
+		  ts->wp_every);
 	comm_disarm(t);
 }

@@ -1,10 +1,15 @@
 #!/bin/sh
-# Overhead benchmark of `cdt record` (make bench).
+# Overhead benchmark of a cdt tool (make bench runs it for record and comm).
 #
-# For each workload (arrays 4, threads 4, stencil) it runs BENCH_ROUNDS
-# rounds (default 5); each round runs the program plain and under
-# `cdt record -q`, alternating which goes first, and the table gives
-# medians over rounds.  What is measured (tests/bench/rusage.c):
+#   tests/bench/run.sh [record|comm]      (default record)
+#
+# For each workload it runs BENCH_ROUNDS rounds (default 5); each round
+# runs the program plain and under `cdt TOOL -q`, alternating which goes
+# first, and the table gives medians over rounds.  record: arrays 4,
+# threads 4, stencil, then trap costs and soft accuracy.  comm: the
+# point-to-point and false-sharing ground-truth workloads, stencil (the
+# larger kernel), then stencil at 2, 4, 8 and 16 threads for how overhead
+# scales with threads.  What is measured (tests/bench/rusage.c):
 #
 #   plain s     wall time of the plain program
 #   cdt s       wall time of the whole `cdt record` command: start, the
@@ -29,6 +34,8 @@
 #               delivery and the single-step traps
 #   steps/smp   soft source: single steps per sample (summary single_steps
 #               / samples_taken), each one more trap and signal
+#   traps       comm: watchpoint traps taken (summary traps_taken)
+#   us/trap in  comm: agent handler time per trap (summary us_per_trap)
 #
 # Then the cost of a debug-register trap, from watchme (2 threads, 20000
 # bump() calls each) at 1 Hz sampling (so samples do not count), for a
@@ -51,6 +58,8 @@ case $CDT in /*) ;; *) CDT=$(pwd)/$CDT ;; esac
 case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
 W=$BUILD/workloads
 ROUNDS=${BENCH_ROUNDS:-5}
+TOOL=${1:-record}
+case $TOOL in record | comm) ;; *) echo "usage: run.sh [record|comm]" >&2; exit 2 ;; esac
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM
@@ -61,7 +70,7 @@ die() {
 }
 
 [ -x "$CDT" ] || die "no cdt front end at $CDT (make cdt)"
-for w in arrays threads stencil watchme; do
+for w in arrays threads stencil watchme comm_p2p comm_falseshare; do
 	[ -x "$W/$w" ] || die "no workload $W/$w (make workloads)"
 done
 case $ROUNDS in '' | *[!0-9]* | 0) die "BENCH_ROUNDS must be a positive number" ;; esac
@@ -95,8 +104,8 @@ run_cdt() {
 	done
 	shift
 	# shellcheck disable=SC2086
-	"$R" -o "$tmp/$tag.cdt" "$CDT" record -q -o "$data" $opts "$R" -o "$tmp/$tag.target" "$@" \
-		>/dev/null 2>"$tmp/err" || die "cdt record$opts $* failed: $(cat "$tmp/err")"
+	"$R" -o "$tmp/$tag.cdt" "$CDT" "$TOOL" -q -o "$data" $opts "$R" -o "$tmp/$tag.target" "$@" \
+		>/dev/null 2>"$tmp/err" || die "cdt $TOOL$opts $* failed: $(cat "$tmp/err")"
 }
 
 # The rows of a run file as "wall cpu maxrss_kb", one per round.
@@ -105,32 +114,36 @@ fields() {
 		print v["wall_s"], v["user_s"] + v["sys_s"], v["maxrss_kb"] }' "$1"
 }
 
-printf 'cdt record overhead: %d rounds per workload, medians; %s, %s CPUs\n' "$ROUNDS" \
+printf 'cdt %s overhead: %d rounds per workload, medians; %s, %s CPUs\n' "$TOOL" "$ROUNDS" \
 	"$("$CDT" --version)" "$(getconf _NPROCESSORS_ONLN)"
 printf 'source: %s%s\n\n' "$("$CDT" probe --csv 2>/dev/null | awk -F, '$1 == "source.record" { print $2 }')" "${BENCH_OPTS:+, options: $BENCH_OPTS}"
-printf '%-10s %7s %7s %6s %6s %13s %6s %7s %8s %9s %10s %9s\n' workload "plain s" "cdt s" \
-	"time x" "cpu x" "rss MB p/cdt" "rss x" "cdt MB" samples "us/smp in" "us/smp all" "steps/smp"
+header() {
+	printf '%-12s %7s %7s %6s %6s %13s %6s %7s %8s %9s %10s %9s %7s %10s\n' workload "plain s" \
+		"cdt s" "time x" "cpu x" "rss MB p/cdt" "rss x" "cdt MB" samples "us/smp in" \
+		"us/smp all" "steps/smp" traps "us/trap in"
+}
 
+# bench TAG PROGRAM ARGS...: the rounds of one workload, one table row.
 bench() {
-	name=$1
-	shift
+	name=$1 prog=$2
+	shift 2
 	: >"$tmp/$name.samples"
 	for r in $(seq 1 "$ROUNDS"); do
 		if [ $((r % 2)) -eq 1 ]; then
-			run_plain "$name" "$W/$name" "$@"
-			run_cdt "$name" "$tmp/$name.$r.data" ${BENCH_OPTS:-} -- "$W/$name" "$@"
+			run_plain "$name" "$W/$prog" "$@"
+			run_cdt "$name" "$tmp/$name.$r.data" ${BENCH_OPTS:-} -- "$W/$prog" "$@"
 		else
-			run_cdt "$name" "$tmp/$name.$r.data" ${BENCH_OPTS:-} -- "$W/$name" "$@"
-			run_plain "$name" "$W/$name" "$@"
+			run_cdt "$name" "$tmp/$name.$r.data" ${BENCH_OPTS:-} -- "$W/$prog" "$@"
+			run_plain "$name" "$W/$prog" "$@"
 		fi
 		d=$tmp/$name.$r.data
 		echo "$(kv "$d" samples_taken) $(kv "$d" us_per_sample) $(kv "$d" single_steps)" \
-			>>"$tmp/$name.samples"
+			"$(kv "$d" traps_taken) $(kv "$d" us_per_trap)" >>"$tmp/$name.samples"
 	done
 	fields "$tmp/$name.plain" >"$tmp/p"
 	fields "$tmp/$name.cdt" >"$tmp/c"
 	fields "$tmp/$name.target" >"$tmp/t"
-	paste -d' ' "$tmp/p" "$tmp/c" "$tmp/t" "$tmp/$name.samples" | awk -v name="$name $*" '
+	paste -d' ' "$tmp/p" "$tmp/c" "$tmp/t" "$tmp/$name.samples" | awk -v name="$prog $*" '
 	function median(a, n,   i, j, x) {
 		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -140,19 +153,33 @@ bench() {
 		pw[n] = $1; cw[n] = $4; tx[n] = $4 / $1; cx[n] = $5 / $2
 		pr[n] = $3 / 1024; tr[n] = $9 / 1024; rx[n] = $9 / $3; cr[n] = $6 / 1024
 		sm[n] = $10; us[n] = $11; all[n] = $10 ? ($8 - $2) / $10 * 1e6 : 0
-		st[n] = $10 ? $12 / $10 : 0
+		st[n] = $10 ? $12 / $10 : 0; tp[n] = $13; ut[n] = $14
 	}
 	END {
-		printf "%-10s %7.2f %7.2f %6.2f %6.2f %6.1f/%6.1f %6.2f %7.1f %8d %9.2f %10.2f %9.2f\n",
-			substr(name, 1, 10), median(pw, n), median(cw, n), median(tx, n), median(cx, n),
+		printf "%-12s %7.2f %7.2f %6.2f %6.2f %6.1f/%6.1f %6.2f %7.1f %8d %9.2f %10.2f %9.2f %7d %10.2f\n",
+			substr(name, 1, 12), median(pw, n), median(cw, n), median(tx, n), median(cx, n),
 			median(pr, n), median(tr, n), median(rx, n), median(cr, n), median(sm, n),
-			median(us, n), median(all, n), median(st, n)
+			median(us, n), median(all, n), median(st, n), median(tp, n), median(ut, n)
 	}'
 }
 
-bench arrays 4
-bench threads 4
-bench stencil
+if [ "$TOOL" = comm ]; then
+	header
+	bench p2p comm_p2p -t 1
+	bench falseshare comm_falseshare -t 1
+	bench stencil stencil
+	printf '\nthread scaling (stencil THREADS 1024 2000)\n'
+	header
+	for n in 2 4 8 16; do
+		bench "stencil$n" stencil "$n" 1024 2000
+	done
+	exit 0
+fi
+
+header
+bench arrays arrays 4
+bench threads threads 4
+bench stencil stencil
 
 # Traps: in-handler cost from the profile (us_per_trap, or the threads
 # view's handler_us weighted by traps when the summary lacks it), and the

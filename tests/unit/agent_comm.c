@@ -134,14 +134,14 @@ static void test_slot_collision(void **state)
 	free(b);
 }
 
-/* Watchpoints: armed on a fresh line of another thread, kept for one
- * sample period, then re-armed or dropped. */
+/* Watchpoints: armed on a fresh line of another thread, valid for one
+ * sample period; untrapped armings back off, a trap resets. */
 static void test_arm(void **state)
 {
 	struct bb *b = board(127);
 	struct comm_tstate t1 = { 0 }, t2 = { .rng = 42 };
 	struct bb_pub out, peer;
-	unsigned todo;
+	unsigned todo, armed = 0;
 
 	(void)state;
 	/* Nothing published yet: nothing to arm. */
@@ -155,15 +155,29 @@ static void test_arm(void **state)
 	sample(b, &t2, acc(2, 12, 0x90000, 8, MEM_LOAD), &peer, &todo);
 	assert_int_equal(comm_arm_pick(b, &t2, 2, &out), COMM_WP_ARM);
 	assert_int_equal(out.line, LINE);
-	t2.wp_time = 12;
-	t2.wp_pub = out;
-	/* Within the same period they are kept... */
-	t2.prev_sample = 11;
-	assert_int_equal(comm_arm_pick(b, &t2, 2, &out), COMM_WP_KEEP);
-	/* ...after it they are old, and with nothing fresh they go. */
-	sample(b, &t2, acc(2, 20, 0x90000, 8, MEM_LOAD), &peer, &todo);
-	sample(b, &t2, acc(2, 30, 0x90000, 8, MEM_LOAD), &peer, &todo);
-	assert_int_equal(comm_arm_pick(b, &t2, 2, &out), COMM_WP_DISARM);
+	comm_armed(&t2, &out, 12);
+	assert_int_equal(t2.wp_every, 1);
+	/* A trap before the next sample is valid, and resets the backoff. */
+	assert_int_equal(comm_trapped(&t2), 1);
+	assert_int_equal(t2.t_prev, 10);
+	assert_int_equal(t2.arm_backoff, 0);
+	/* A trap after the next sample counts nothing. */
+	comm_armed(&t2, &out, 12);
+	sample(b, &t2, acc(2, 13, 0x90000, 8, MEM_LOAD), &peer, &todo);
+	assert_int_equal(comm_trapped(&t2), 0);
+
+	/* Untrapped armings: intervals 1, 2, 4, 8, 16, 16 samples. */
+	t2 = (struct comm_tstate){ .rng = 1 };
+	for (uint64_t now = 100; now < 100 + 1 + 2 + 4 + 8 + 16 + 16; now++) {
+		sample(b, &t1, acc(1, now, LINE, 8, MEM_STORE), &peer, &todo);
+		sample(b, &t2, acc(2, now, 0x90000, 8, MEM_LOAD), &peer, &todo);
+		if (comm_arm_pick(b, &t2, 2, &out) == COMM_WP_ARM) {
+			comm_armed(&t2, &out, now);
+			armed++;
+			assert_int_equal(t2.wp_every, armed <= 5 ? 1u << (armed - 1) : 16);
+		}
+	}
+	assert_int_equal(armed, 6);
 	free(b);
 }
 
