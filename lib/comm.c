@@ -255,6 +255,13 @@ static int name_row(struct idx_map *h, const char *name, void *arrp, size_t *n, 
 	return 0;
 }
 
+static int thr_cmp(const void *a, const void *b)
+{
+	const struct comm_line_thread *x = a, *y = b;
+
+	return (x->thread > y->thread) - (x->thread < y->thread);
+}
+
 static int comm_lines_finish(const struct profile *p, struct comm_model *m)
 {
 	struct idx_map names = { 0 };
@@ -267,6 +274,7 @@ static int comm_lines_finish(const struct profile *p, struct comm_model *m)
 		char obj[512];
 		size_t row;
 
+		qsort(l->thr, l->nthr, sizeof(l->thr[0]), thr_cmp);
 		for (unsigned k = 0; k < l->nthr; k++)
 			bytes |= l->thr[k].bytes;
 		/* The object is the one of the first byte communication touched. */
@@ -288,7 +296,8 @@ static int comm_lines_finish(const struct profile *p, struct comm_model *m)
 	idx_free(&names);
 	if (err)
 		return err;
-	qsort(m->objs, m->nobjs, sizeof(*m->objs), obj_cmp);
+	if (m->nobjs)
+		qsort(m->objs, m->nobjs, sizeof(*m->objs), obj_cmp);
 	/* Lines point at their object by name after the sort. */
 	for (size_t i = 0; i < m->nlines; i++)
 		for (size_t k = 0; k < m->nobjs; k++)
@@ -445,8 +454,11 @@ int comm_build(const struct profile *p, struct comm_model *m)
 	if (err)
 		goto out;
 	comm_symmetric(m);
-	qsort(m->lines, m->nlines, sizeof(*m->lines), line_cmp);
-	qsort(m->codes, m->ncodes, sizeof(*m->codes), code_cmp);
+	/* qsort's array must not be NULL, even empty. */
+	if (m->nlines)
+		qsort(m->lines, m->nlines, sizeof(*m->lines), line_cmp);
+	if (m->ncodes)
+		qsort(m->codes, m->ncodes, sizeof(*m->codes), code_cmp);
 	err = comm_lines_finish(p, m);
 out:
 	idx_free(&lines);

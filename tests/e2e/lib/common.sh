@@ -1,0 +1,71 @@
+# Shared set-up and helpers of the end-to-end tests; each tests/e2e/*.sh
+# starts with
+#	. "$(dirname "$0")/lib/common.sh"
+# (This file is below lib/ because tests/run.sh runs every tests/e2e/*.sh.)
+#
+# Afterwards CDT and BUILD are absolute paths (tests may cd), W names the
+# built workloads, me the test (for messages) and tmp a fresh directory,
+# removed at exit unless KEEP is set.  A test that starts cdt in the
+# background keeps its pid in cdt_pid, and the program's in target, while
+# they may still run: exit kills those, and only those.
+
+: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
+case $CDT in /*) ;; */*) CDT=$(pwd)/$CDT ;; esac
+case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
+W=$BUILD/workloads
+me=${0##*/}
+tmp=$(mktemp -d) || exit 1
+cdt_pid='' target=''
+
+e2e_cleanup() {
+	if [ -n "$cdt_pid" ]; then
+		[ -n "$target" ] || target=$(child_of "$cdt_pid")
+		kill -KILL "$cdt_pid" 2>/dev/null
+	fi
+	for p in $target; do kill -KILL "$p" 2>/dev/null; done
+	[ -n "${KEEP:-}" ] || rm -rf "$tmp"
+}
+trap e2e_cleanup EXIT
+trap 'exit 1' INT TERM
+
+fail() {
+	echo "$me: $*" >&2
+	exit 1
+}
+
+# need_workloads NAME...: the workloads the test runs are built.
+need_workloads() {
+	for w in "$@"; do
+		[ -x "$W/$w" ] || fail "expected the workload $W/$w (make workloads)"
+	done
+}
+
+# kv KEY: a value of the summary view (CSV) saved in $tmp/summary.
+kv() {
+	awk -F, -v k="$1" '$1 == k { sub(/^[^,]*,/, ""); print; exit }' "$tmp/summary"
+}
+
+# cols FILE COL...: the named columns of a CSV file, tab-separated.
+cols() {
+	f=$1
+	shift
+	awk -F, -v want="$*" '
+	/"/ { print "cols: quoted CSV field on line " NR ": " $0 > "/dev/stderr"; exit 2 }
+	NR == 1 {
+		n = split(want, w, " ")
+		for (i = 1; i <= NF; i++) idx[$i] = i
+		for (k = 1; k <= n; k++)
+			if (!(w[k] in idx)) { print "cols: no column " w[k] " in: " $0 > "/dev/stderr"; exit 2 }
+		next
+	}
+	{ s = ""; for (k = 1; k <= n; k++) s = s (k > 1 ? "\t" : "") $(idx[w[k]]); print s }' "$f"
+}
+
+# child_of PID: the child processes of a pid, on one line.
+child_of() {
+	c=$(cat "/proc/$1/task/$1/children" 2>/dev/null)
+	[ -n "$c" ] || c=$(awk -v pp="$1" '$1 == "PPid:" && $2 == pp {
+		f = FILENAME; sub(/^\/proc\//, "", f); sub(/\/status$/, "", f); print f }' \
+		/proc/[0-9]*/status 2>/dev/null)
+	echo $c # one line
+}
