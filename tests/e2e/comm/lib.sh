@@ -1,0 +1,216 @@
+# Shared helpers of the `cdt comm` end-to-end tests (tests/e2e/comm_*.sh),
+# sourced, POSIX sh.  Not a test itself: it lives below tests/e2e/ so the
+# runner does not run it.
+#
+# A test does:
+#   . "$(dirname "$0")/comm/lib.sh"
+#   comm_init NAME
+#   comm_run TAG WORKLOAD ARGS...   profile build/workloads/WORKLOAD under
+#                                   `cdt comm`, with the workload's tid file
+#   comm_check TAG KIND CELLS [checker options]
+#   ...
+# Files of a run TAG in $tmp: TAG.data, TAG.out/.err (cdt's stdout, with
+# the workload's summary line, and stderr), TAG.tids (worker tid), the
+# CSV views TAG.VIEW.csv, TAG.map (worker index).
+#
+# Extra `cdt comm` options for every run (e.g. "--source soft -F 2000")
+# may be given in CDT_COMM_ARGS; KEEP=1 keeps $tmp for a look.
+
+COMM_DIR=$(cd "$(dirname "$0")/comm" && pwd)
+
+comm_init() {
+	COMM_NAME=$1
+	tmp=$(mktemp -d) || exit 1
+	trap '[ -n "${KEEP:-}" ] && echo "$COMM_NAME: kept $tmp" >&2 || rm -rf "$tmp"' EXIT
+	trap 'exit 1' INT TERM
+}
+
+fail() {
+	echo "$COMM_NAME: $*" >&2
+	exit 1
+}
+
+# comm_cols FILE COL...: the named columns of a CSV file, tab-separated,
+# without the header.  Fails on a missing column or a quoted field.
+comm_cols() {
+	_f=$1
+	shift
+	awk -F, -v want="$*" '
+	{ sub(/\r$/, "") }
+	/"/ { print "comm_cols: quoted CSV field on line " NR ": " $0 > "/dev/stderr"; exit 2 }
+	NR == 1 {
+		n = split(want, w, " ")
+		for (i = 1; i <= NF; i++) idx[$i] = i
+		for (k = 1; k <= n; k++)
+			if (!(w[k] in idx)) { print "comm_cols: no column " w[k] " in: " $0 > "/dev/stderr"; exit 2 }
+		next
+	}
+	{ s = ""; for (k = 1; k <= n; k++) s = s (k > 1 ? "\t" : "") $(idx[w[k]]); print s }' "$_f"
+}
+
+# comm_run TAG WORKLOAD ARGS...: run the workload under `cdt comm`; it
+# must exit 0 (its self-check passed), and the profile must have all of
+# the views the tests read.  Then map its workers to cdt's thread indices.
+comm_run() {
+	_tag=$1 _wl=$2
+	shift 2
+	: "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
+	[ -x "$BUILD/workloads/$_wl" ] || fail "expected the workload $BUILD/workloads/$_wl (make workloads)"
+	# shellcheck disable=SC2086 # CDT_COMM_ARGS is a list of words
+	"$CDT" comm -q -o "$tmp/$_tag.data" ${CDT_COMM_ARGS:-} \
+		"$BUILD/workloads/$_wl" -T "$tmp/$_tag.tids" "$@" >"$tmp/$_tag.out" 2>"$tmp/$_tag.err"
+	_rc=$?
+	[ $_rc -eq 0 ] || fail "cdt comm $_wl $*: expected exit 0 (the workload's), got $_rc; stderr: $(tail -n 20 "$tmp/$_tag.err")"
+	[ -s "$tmp/$_tag.data" ] || fail "cdt comm $_wl $*: no profile written"
+	grep -q "^$_wl: " "$tmp/$_tag.out" || fail "cdt comm $_wl $*: the workload's summary line is not on stdout"
+	[ -s "$tmp/$_tag.tids" ] || fail "cdt comm $_wl $*: the workload wrote no tids"
+	for _v in matrix threads summary; do
+		comm_view "$_tag" $_v
+	done
+	comm_map "$_tag"
+}
+
+# comm_view TAG VIEW: $tmp/TAG.VIEW.csv from the profile of run TAG.
+comm_view() {
+	"$CDT" report -i "$tmp/$1.data" --csv --view="$2" >"$tmp/$1.$2.csv" 2>"$tmp/$1.$2.err" ||
+		fail "cdt report --csv --view=$2 ($1): $(cat "$tmp/$1.$2.err")"
+	[ -s "$tmp/$1.$2.csv" ] || fail "cdt report --csv --view=$2 ($1): empty output"
+}
+
+# comm_map TAG: $tmp/TAG.map, "worker index" for every worker, from the
+# workload's tids and the threads view.  Every worker must be a thread of
+# the profile.  cdt numbers threads in creation order from 0 = main, and
+# the workloads create worker k as the k-th thread, so the map should be
+# the identity; the tests go by tids all the same.
+comm_map() {
+	comm_cols "$tmp/$1.threads.csv" index tid >"$tmp/$1.itid" 2>"$tmp/$1.colerr" ||
+		fail "threads view ($1): $(cat "$tmp/$1.colerr")"
+	awk -F'\t' 'FILENAME == ARGV[1] { idx[$2] = $1; next }
+		!($2 in idx) { print "worker " $1 " (tid " $2 ") is not in the threads view" > "/dev/stderr"; bad = 1; next }
+		{ print $1, idx[$2] }
+		END { exit bad }' "$tmp/$1.itid" FS=' ' "$tmp/$1.tids" >"$tmp/$1.map" 2>"$tmp/$1.maperr" ||
+		fail "$(cat "$tmp/$1.maperr"); threads view: $(cat "$tmp/$1.threads.csv")"
+	awk '$1 != $2 { exit 1 }' "$tmp/$1.map" ||
+		echo "$COMM_NAME: note: worker != thread index in run $1: $(tr '\n' ' ' <"$tmp/$1.map")" >&2
+}
+
+# comm_nworkers TAG: how many workers run TAG had.
+comm_nworkers() {
+	wc -l <"$tmp/$1.tids" | tr -d ' '
+}
+
+# comm_check TAG KIND CELLS [check_matrix options]: the KIND (all|ts|fs)
+# thread matrix of run TAG against the designed CELLS.
+comm_check() {
+	_tag=$1 _kind=$2 _cells=$3
+	shift 3
+	sh "$COMM_DIR/check_matrix.sh" -k "$_kind" -l thread -m "$tmp/$_tag.map" \
+		-n "$(comm_nworkers "$_tag")" -e "$_cells" "$@" "$tmp/$_tag.matrix.csv" >"$tmp/$_tag.check" 2>&1
+	_rc=$?
+	cat "$tmp/$_tag.check"
+	[ $_rc -eq 0 ] || fail "run $_tag: the $_kind matrix does not match the designed cells $_cells: $(cat "$tmp/$_tag.check")"
+}
+
+# comm_sum TAG KEY: the value of KEY in the summary view of run TAG.
+comm_sum() {
+	comm_cols "$tmp/$1.summary.csv" key value >"$tmp/$1.kv" 2>"$tmp/$1.colerr" ||
+		fail "summary view ($1): $(cat "$tmp/$1.colerr")"
+	_val=$(awk -F'\t' -v k="$2" '$1 == k { print $2; n++ } END { exit n != 1 }' "$tmp/$1.kv") ||
+		fail "summary view ($1): expected one row $2; got: $(cat "$tmp/$1.summary.csv")"
+	comm_isnum "$_val" || fail "summary view ($1): $2 = '$_val' is not a plain number"
+	echo "$_val"
+}
+
+# comm_cell TAG KIND I J: the count of workers I and J in the KIND thread
+# matrix of run TAG (0 if absent).
+comm_cell() {
+	awk -F, -v kind="$2" -v wi="$3" -v wj="$4" -v mapf="$tmp/$1.map" '
+	FILENAME == mapf { split($0, m, " "); idx[m[1]] = m[2]; next }
+	FNR == 1 { sub(/\r$/, ""); for (i = 1; i <= NF; i++) col[$i] = i; next }
+	{ sub(/\r$/, "") }
+	$col["matrix"] == kind && $col["level"] == "thread" {
+		f = $col["from"]; t = $col["to"]
+		if ((f == idx[wi] && t == idx[wj]) || (f == idx[wj] && t == idx[wi])) v = $col["count"]
+	}
+	END { print v + 0 }' "$tmp/$1.map" "$tmp/$1.matrix.csv"
+}
+
+# comm_obj TAG VIEW NAME COL: the sum of column COL (ts or fs) over the
+# rows of view VIEW (objects or lines, read with comm_view first) whose
+# object is NAME: exactly, or NAME followed by a non-identifier character
+# (a renderer may add an offset or the module: "counters+8",
+# "counters [comm_padding]").
+comm_obj() {
+	comm_cols "$tmp/$1.$2.csv" object "$4" >"$tmp/$1.$2.obj" 2>"$tmp/$1.colerr" ||
+		fail "$2 view ($1): $(cat "$tmp/$1.colerr")"
+	awk -F'\t' -v name="$3" '
+	{ o = $1; if (substr(o, 1, length(name)) != name) next
+	  rest = substr(o, length(name) + 1); if (rest != "" && rest ~ /^[A-Za-z0-9_]/) next
+	  if ($2 !~ /^[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/) { print "bad count: " $2 > "/dev/stderr"; exit 1 }
+	  s += $2 }
+	END { printf "%.10g\n", s }' "$tmp/$1.$2.obj" || fail "$2 view ($1): bad $4 column"
+}
+
+# comm_addr ADDR: an address, 0x-hex or decimal, as a decimal string.
+comm_addr() {
+	case $1 in
+	0x* | 0X*) printf '%d\n' "$1" ;;
+	*) printf '%s\n' "$1" ;;
+	esac
+}
+
+comm_isnum() {
+	case $1 in
+	'' | *[!0-9.eE+-]*) return 1 ;;
+	esac
+	awk -v s="$1" 'BEGIN { exit !(s ~ /^[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/) }'
+}
+
+# comm_ratio A B: A / B, or "none" when B is 0.
+comm_ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "none"; else printf "%.4f\n", a / b }'
+}
+
+# comm_assert EXPR MESSAGE: fail with MESSAGE unless the awk expression
+# EXPR (numbers only) is true.
+comm_assert() {
+	awk "BEGIN { exit !($1) }" || fail "$2 (want $1)"
+}
+
+# comm_totals TAG: all_total ts_total fs_total of run TAG, checking
+# that all_total > 0 and ts_total + fs_total = all_total within 1%.  Use
+# as  t=$(comm_totals A) || exit 1  (fail only leaves the subshell).
+comm_totals() {
+	_all=$(comm_sum "$1" all_total) || exit 1
+	_ts=$(comm_sum "$1" ts_total) || exit 1
+	_fs=$(comm_sum "$1" fs_total) || exit 1
+	comm_assert "$_all > 0" "run $1: no communication detected (all_total = $_all)"
+	comm_assert "($_ts + $_fs - $_all) <= 0.01 * $_all && ($_all - $_ts - $_fs) <= 0.01 * $_all" \
+		"run $1: ts_total $_ts + fs_total $_fs != all_total $_all"
+	echo "$_all $_ts $_fs"
+}
+
+# Designed patterns as check_matrix cell lists, over workers 0..N-1.
+# pat_all N: every pair.  pat_star N: 0 with everybody.  pat_ring N:
+# k with k+1 mod N.  pat_chain N: k with k+1.  pat_pairs N: 2j with 2j+1.
+# pat_xor N P [FROM]: k with k XOR p for p = FROM..P (FROM default 1).
+pat_all() {
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) s = s (s == "" ? "" : ",") i "-" j; print s }'
+}
+pat_star() {
+	awk -v n="$1" 'BEGIN { for (j = 1; j < n; j++) s = s (s == "" ? "" : ",") 0 "-" j; print s }'
+}
+pat_ring() {
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) { j = (i + 1) % n; if (n > 2 || i == 0) s = s (s == "" ? "" : ",") (i < j ? i "-" j : j "-" i) }; print s }'
+}
+pat_chain() {
+	awk -v n="$1" 'BEGIN { for (i = 0; i + 1 < n; i++) s = s (s == "" ? "" : ",") i "-" (i + 1); print s }'
+}
+pat_pairs() {
+	awk -v n="$1" 'BEGIN { for (i = 0; i + 1 < n; i += 2) s = s (s == "" ? "" : ",") i "-" (i + 1); print s }'
+}
+pat_xor() {
+	awk -v n="$1" -v np="$2" -v p0="${3:-1}" '
+	function xor(a, b,   r, bit) { r = 0; for (bit = 1; a > 0 || b > 0; bit *= 2) { if ((a % 2) != (b % 2)) r += bit; a = int(a / 2); b = int(b / 2) } return r }
+	BEGIN { for (p = p0; p <= np; p++) for (i = 0; i < n; i++) { j = xor(i, p); if (i < j) s = s (s == "" ? "" : ",") i "-" j }; print s }'
+}

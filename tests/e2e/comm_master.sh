@@ -1,0 +1,18 @@
+#!/bin/sh
+# cdt comm on comm_master: worker 0 writes tasks for and reads results
+# from each of workers 1..3 (a line per word); workers share nothing with
+# each other.
+#   - only cells (0,1) (0,2) (0,3), all alike: the L shape (checker
+#     defaults, comm/check_matrix.sh: a uniform matrix has mass 1/2 and
+#     worker-worker cells above 0.3 of a master cell fail);
+#   - fs_total <= 10% of all_total (none designed).
+set -u
+. "$(dirname "$0")/comm/lib.sh"
+comm_init comm_master
+
+comm_run m comm_master -n 4 -t 1
+comm_check m all "$(pat_star 4)"
+t=$(comm_totals m) || exit 1
+set -- $t
+comm_assert "$3 <= 0.1 * $1" "fs_total $3 of all_total $1; the design has no false sharing"
+exit 0

@@ -1,0 +1,25 @@
+#!/bin/sh
+# cdt comm on comm_ring: worker k reads what worker k-1 writes and writes
+# for worker k+1, through channels of 8-byte words each alone on a line.
+#   - ring of 4: only cells (0,1) (1,2) (2,3) (0,3), all alike (checker
+#     defaults, comm/check_matrix.sh: a uniform matrix has mass 4/6, a
+#     chain misses an edge and fails mincell and cos);
+#   - chain of 4 (--chain): only (0,1) (1,2) (2,3): the ring's edge (0,3)
+#     must be gone (stray <= 0.3 of a designed cell);
+#   - fs_total <= 10% of all_total in both (none designed).
+set -u
+. "$(dirname "$0")/comm/lib.sh"
+comm_init comm_ring
+
+comm_run ring comm_ring -n 4 -t 1
+comm_check ring all "$(pat_ring 4)"
+t=$(comm_totals ring) || exit 1
+set -- $t
+comm_assert "$3 <= 0.1 * $1" "ring: fs_total $3 of all_total $1; the design has no false sharing"
+
+comm_run chain comm_ring -n 4 --chain -t 1
+comm_check chain all "$(pat_chain 4)"
+t=$(comm_totals chain) || exit 1
+set -- $t
+comm_assert "$3 <= 0.1 * $1" "chain: fs_total $3 of all_total $1; the design has no false sharing"
+exit 0
