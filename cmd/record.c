@@ -27,6 +27,10 @@ static void record_usage(FILE *f)
 		"                        function, in every thread: SYMBOL[:w|rw|x][:LEN] or\n"
 		"                        0xADDR[:w|rw|x][:LEN] (default rw, the symbol's size)\n"
 		"      --buffer-size N   shared record buffer, a power of two (default 8M)\n"
+		"      --objects         name heap blocks, anonymous mappings and thread\n"
+		"                        stacks by allocation call path (default)\n"
+		"      --no-objects      do not record them: less overhead in malloc-heavy\n"
+		"                        programs; heap addresses show as [anon]\n"
 		"  -q, --quiet           only errors on stderr\n"
 		"  -v, --verbose         more detail on stderr\n"
 		"  -h, --help            this text\n"
@@ -104,7 +108,9 @@ static int record_watch(const char *spec, const char *prog, struct run_opts *o)
 
 int cmd_record(int argc, char **argv)
 {
-	struct run_opts o = { .tool_name = "record", .tool = TOOL_RECORD };
+	/* Objects on: what the objects view names is most of the point of a
+	 * profile, and a block costs little (lib/agent/objects.c). */
+	struct run_opts o = { .tool_name = "record", .tool = TOOL_RECORD, .objects = 1 };
 	const char *output = NULL, *watch = NULL;
 	struct run_result res;
 	struct profile p;

@@ -15,6 +15,13 @@
  * Matrices are made symmetric at the end, as the paper does: both threads
  * of a transfer take part in it.  Cell (i, j) is the sum of what i
  * detected from j and j from i; the total counts each detection once.
+ *
+ * Records go through an accumulator (struct comm_acc) one at a time,
+ * either from the profile's kept records (comm_build) or as the file is
+ * read (comm_fold), so cdt report never holds the raw records: memory is
+ * that of the pairs, lines and code locations.  Thread and CPU pairs are
+ * summed sparsely and become matrices at the end, when the threads and
+ * the topology are final (merged profiles add both file by file).
  */
 #include "comm.h"
 
@@ -22,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "objmap.h"
 #include "views.h"
 
 const char *comm_kind_name(int kind)
@@ -38,29 +46,31 @@ const char *comm_level_name(int level)
 	return level >= 0 && level < CL_NLEVEL ? names[level] : "?";
 }
 
-/* An open-addressing table from a 64-bit key to an index. */
+/* An open-addressing table from a pair of 64-bit keys to an index. */
 struct idx_map {
-	uint64_t *key;
+	uint64_t (*key)[2];
 	size_t *val;
 	size_t cap, n;
 };
 
-static uint64_t idx_hash(uint64_t k)
+static uint64_t idx_hash(uint64_t k0, uint64_t k1)
 {
+	uint64_t k = k0 ^ (k1 * 0x9e3779b97f4a7c15ull);
+
 	k ^= k >> 33;
 	k *= 0xff51afd7ed558ccdull;
 	k ^= k >> 33;
 	return k;
 }
 
-/* The slot for key; *found says whether it holds it. */
-static int idx_get(struct idx_map *h, uint64_t key, size_t **val, int *found)
+/* The slot for (k0, k1); *found says whether it holds it. */
+static int idx_get(struct idx_map *h, uint64_t k0, uint64_t k1, size_t **val, int *found)
 {
 	size_t i;
 
 	if ((h->n + 1) * 2 > h->cap) {
 		size_t ncap = h->cap ? h->cap * 2 : 1024;
-		uint64_t *nk = calloc(ncap, sizeof(*nk));
+		uint64_t (*nk)[2] = calloc(ncap, sizeof(*nk));
 		size_t *nv = calloc(ncap, sizeof(*nv));
 
 		if (!nk || !nv) {
@@ -71,9 +81,11 @@ static int idx_get(struct idx_map *h, uint64_t key, size_t **val, int *found)
 		for (size_t k = 0; k < h->cap; k++) {
 			if (!h->val[k])
 				continue;
-			for (i = idx_hash(h->key[k]) & (ncap - 1); nv[i]; i = (i + 1) & (ncap - 1))
+			for (i = idx_hash(h->key[k][0], h->key[k][1]) & (ncap - 1); nv[i];
+			     i = (i + 1) & (ncap - 1))
 				;
-			nk[i] = h->key[k];
+			nk[i][0] = h->key[k][0];
+			nk[i][1] = h->key[k][1];
 			nv[i] = h->val[k];
 		}
 		free(h->key);
@@ -83,12 +95,13 @@ static int idx_get(struct idx_map *h, uint64_t key, size_t **val, int *found)
 		h->cap = ncap;
 	}
 	/* val 0 marks a free slot: callers store index + 1. */
-	for (i = idx_hash(key) & (h->cap - 1); h->val[i]; i = (i + 1) & (h->cap - 1))
-		if (h->key[i] == key)
+	for (i = idx_hash(k0, k1) & (h->cap - 1); h->val[i]; i = (i + 1) & (h->cap - 1))
+		if (h->key[i][0] == k0 && h->key[i][1] == k1)
 			break;
 	*found = h->val[i] != 0;
 	if (!*found) {
-		h->key[i] = key;
+		h->key[i][0] = k0;
+		h->key[i][1] = k1;
 		h->n++;
 	}
 	*val = &h->val[i];
@@ -227,17 +240,27 @@ static int code_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->loc, y->loc);
 }
 
-/* Index of a named row in a table keyed by string hash. */
+/* Index of a named row in a table keyed by two string hashes (128 bits
+ * make a collision between names as good as impossible). */
+static void name_key(const char *name, uint64_t *k, uint64_t *k2)
+{
+	*k = 1469598103934665603ull;
+	*k2 = 5381;
+	for (const char *s = name; *s; s++) {
+		*k = (*k ^ (unsigned char)*s) * 1099511628211ull;
+		*k2 = *k2 * 33 + (unsigned char)*s;
+	}
+}
+
 static int name_row(struct idx_map *h, const char *name, void *arrp, size_t *n, size_t *cap,
 		    size_t elem, size_t *row)
 {
-	uint64_t k = 1469598103934665603ull;
+	uint64_t k, k2;
 	size_t *v;
 	int found, err;
 
-	for (const char *s = name; *s; s++)
-		k = (k ^ (unsigned char)*s) * 1099511628211ull;
-	err = idx_get(h, k, &v, &found);
+	name_key(name, &k, &k2);
+	err = idx_get(h, k, k2, &v, &found);
 	if (err)
 		return err;
 	if (!found) {
@@ -262,11 +285,27 @@ static int thr_cmp(const void *a, const void *b)
 	return (x->thread > y->thread) - (x->thread < y->thread);
 }
 
+/* The data object of an address: heap block (by call path), mapping,
+ * stack or variable (objmap.h), else what the symbols say. */
+static void comm_obj_name(const struct objmap *om, const struct profile *p, uint32_t pid,
+			  uint64_t time, uint64_t addr, char *buf, size_t len, uint64_t *off)
+{
+	struct objmap_obj ob;
+
+	if (om && !objmap_find(om, pid, addr, time, &ob) && ob.group != OBJMAP_NO_GROUP) {
+		snprintf(buf, len, "%s", objmap_group(om, ob.group)->name);
+		*off = ob.offset;
+		return;
+	}
+	view_data_obj(p, pid, time, addr, 0, buf, len, off);
+}
+
 static int comm_lines_finish(const struct profile *p, struct comm_model *m)
 {
+	struct objmap *om = NULL;
 	struct idx_map names = { 0 };
 	size_t cap = 0;
-	int err = 0;
+	int err = objmap_build(&om, p);
 
 	for (size_t i = 0; i < m->nlines && !err; i++) {
 		struct comm_line *l = &m->lines[i];
@@ -279,7 +318,7 @@ static int comm_lines_finish(const struct profile *p, struct comm_model *m)
 			bytes |= l->thr[k].bytes;
 		/* The object is the one of the first byte communication touched. */
 		first = l->line + (bytes ? (unsigned)__builtin_ctzll(bytes) : 0);
-		view_data_obj(p, l->pid, l->time, first, 0, obj, sizeof(obj), &off);
+		comm_obj_name(om, p, l->pid, l->time, first, obj, sizeof(obj), &off);
 		l->object = strdup(obj);
 		l->offset = off;
 		if (!l->object) {
@@ -294,64 +333,170 @@ static int comm_lines_finish(const struct profile *p, struct comm_model *m)
 		m->objs[row].lines++;
 	}
 	idx_free(&names);
+	objmap_free(om);
 	if (err)
 		return err;
 	if (m->nobjs)
 		qsort(m->objs, m->nobjs, sizeof(*m->objs), obj_cmp);
 	/* Lines point at their object by name after the sort. */
-	for (size_t i = 0; i < m->nlines; i++)
-		for (size_t k = 0; k < m->nobjs; k++)
-			if (!strcmp(m->objs[k].name, m->lines[i].object)) {
-				m->lines[i].obj = (int)k;
-				break;
-			}
+	memset(&names, 0, sizeof(names));
+	for (size_t k = 0; k < m->nobjs && !err; k++) {
+		uint64_t k0, k1;
+		size_t *v;
+		int found;
+
+		name_key(m->objs[k].name, &k0, &k1);
+		err = idx_get(&names, k0, k1, &v, &found);
+		if (!err)
+			*v = k + 1;
+	}
+	for (size_t i = 0; i < m->nlines && !err; i++) {
+		uint64_t k0, k1;
+		size_t *v;
+		int found;
+
+		name_key(m->lines[i].object, &k0, &k1);
+		err = idx_get(&names, k0, k1, &v, &found);
+		if (!err && found)
+			m->lines[i].obj = (int)(*v - 1);
+	}
+	idx_free(&names);
+	return err;
+}
+
+/* A thread or CPU pair as observed (a from b), summed before the matrix. */
+struct comm_pair {
+	uint32_t a, b;
+	double w[CM_NKIND];
+};
+
+/* Running sums of comm records (see the top of this file). */
+struct comm_acc {
+	int ready;                    /* weights read from the meta */
+	struct idx_map pair_ix, cpu_ix, line_ix, code_ix, ip_ix;
+	struct comm_pair *pairs, *cpus;
+	size_t npairs, pairs_cap, ncpus, cpus_cap, lines_cap, codes_cap;
+	struct comm_model m;          /* counters, totals, lines and codes so far */
+};
+
+static void comm_acc_free(struct comm_acc *a)
+{
+	idx_free(&a->pair_ix);
+	idx_free(&a->cpu_ix);
+	idx_free(&a->line_ix);
+	idx_free(&a->code_ix);
+	idx_free(&a->ip_ix);
+	free(a->pairs);
+	free(a->cpus);
+	comm_free(&a->m);
+	memset(a, 0, sizeof(*a));
+}
+
+static double meta_num(const struct profile *p, const char *key, double dflt)
+{
+	const char *v = profile_meta(p, key);
+	char *end;
+	double d;
+
+	if (!v)
+		return dflt;
+	d = strtod(v, &end);
+	return end != v && d > 0 ? d : dflt;
+}
+
+/* The scale of a detection, from the run's settings (meta precedes records). */
+static void comm_acc_ready(struct comm_acc *a, const struct profile *p)
+{
+	struct comm_model *m = &a->m;
+	const char *src = profile_meta(p, "source");
+
+	m->soft = !src || strcmp(src, "pmu") != 0;
+	m->wp = (unsigned)meta_num(p, "wp", 0);
+	m->period = m->soft ? 1 : meta_num(p, "period", 1);
+	m->trap_scale = m->period * (m->wp ? 64.0 / (8.0 * m->wp) : 0);
+	m->unit = m->soft ? "weighted detections" : "transfers (estimated)";
+	a->ready = 1;
+}
+
+static int pair_add(struct idx_map *ix, struct comm_pair **arr, size_t *n, size_t *cap,
+		    uint32_t x, uint32_t y, int kind, double w)
+{
+	size_t *v;
+	int found, err = idx_get(ix, x, y, &v, &found);
+
+	if (err)
+		return err;
+	if (!found) {
+		if (grow(arr, cap, *n, sizeof(**arr)))
+			return -ENOMEM;
+		(*arr)[*n] = (struct comm_pair){ x, y, { 0 } };
+		*v = ++*n;
+	}
+	(*arr)[*v - 1].w[CM_ALL] += w;
+	(*arr)[*v - 1].w[kind] += w;
 	return 0;
 }
 
-static int comm_event(const struct profile *p, struct comm_model *m, const struct rec_comm *c,
-		      struct idx_map *lines, size_t *lcap, struct idx_map *codes, size_t *ccap,
-		      const int *core_ix, const int *node_ix, int ncpu_ids)
+/* The code row of ip in an image, symbolized once per address. */
+static int code_row(struct comm_acc *a, const struct profile *p, uint32_t pid, uint64_t time,
+		    uint32_t image, uint64_t ip, size_t *row)
 {
+	struct comm_model *m = &a->m;
+	char loc[512];
+	size_t *v;
+	int found, err = idx_get(&a->ip_ix, ip, image, &v, &found);
+
+	if (err)
+		return err;
+	if (found) {
+		*row = *v - 1;
+		return 0;
+	}
+	view_code_loc(p, pid, time, ip, loc, sizeof(loc));
+	err = name_row(&a->code_ix, loc, &m->codes, &m->ncodes, &a->codes_cap, sizeof(*m->codes),
+		       row);
+	if (!err)
+		*v = *row + 1;
+	else
+		*v = 0; /* not cached: the slot stays free */
+	return err;
+}
+
+static int comm_acc_add(struct comm_acc *acc, const struct profile *p, const struct rec_comm *c)
+{
+	struct comm_model *m = &acc->m;
 	const struct rec_task *a = profile_task_by_tid(p, c->pid, c->tid, c->time);
 	const struct rec_task *b = profile_task_by_tid(p, c->pid, c->pub_tid, c->pub_time);
 	int kind = c->flags & COMM_F_TRUE ? CM_TS : CM_FS;
-	double w = c->flags & COMM_F_TRAP ? m->trap_scale * (c->scale ? c->scale : 1) : m->period;
-	uint64_t key = (c->addr & ~63ull) ^ ((uint64_t)profile_image(p, c->pid, c->time) << 44);
+	double w;
+	uint32_t image = profile_image(p, c->pid, c->time);
 	struct comm_line *l;
 	size_t *v, row;
-	char loc[512];
 	int found, err;
 
+	if (!acc->ready)
+		comm_acc_ready(acc, p);
+	w = c->flags & COMM_F_TRAP ? m->trap_scale * (c->scale ? c->scale : 1) : m->period;
 	m->events++;
 	m->by_trap += !!(c->flags & COMM_F_TRAP);
 	m->by_sample += !(c->flags & COMM_F_TRAP);
 	m->exact_traps += (c->flags & (COMM_F_TRAP | COMM_F_EXACT)) == (COMM_F_TRAP | COMM_F_EXACT);
 	m->total[CM_ALL] += w;
 	m->total[kind] += w;
-	if (a && b) {
-		size_t n = m->n[CL_THREAD];
-
-		m->m[CL_THREAD][CM_ALL][a->index * n + b->index] += w;
-		m->m[CL_THREAD][kind][a->index * n + b->index] += w;
-	}
-	for (int lv = CL_CORE; lv <= CL_NODE; lv++) {
-		const int *ix = lv == CL_CORE ? core_ix : node_ix;
-		int x = (int)c->cpu < ncpu_ids ? ix[c->cpu] : -1;
-		int y = (int)c->pub_cpu < ncpu_ids ? ix[c->pub_cpu] : -1;
-		size_t n = m->n[lv];
-
-		if (x < 0 || y < 0)
-			continue;
-		m->m[lv][CM_ALL][(size_t)x * n + (size_t)y] += w;
-		m->m[lv][kind][(size_t)x * n + (size_t)y] += w;
-	}
-
-	err = idx_get(lines, key, &v, &found);
+	err = a && b ? pair_add(&acc->pair_ix, &acc->pairs, &acc->npairs, &acc->pairs_cap,
+				a->index, b->index, kind, w) : 0;
+	if (!err)
+		err = pair_add(&acc->cpu_ix, &acc->cpus, &acc->ncpus, &acc->cpus_cap, c->cpu,
+			       c->pub_cpu, kind, w);
+	if (!err)
+		err = idx_get(&acc->line_ix, c->addr & ~63ull, image, &v, &found);
 	if (err)
 		return err;
 	if (!found) {
-		if (grow(&m->lines, lcap, m->nlines, sizeof(*m->lines)))
+		if (grow(&m->lines, &acc->lines_cap, m->nlines, sizeof(*m->lines))) {
+			*v = 0;
 			return -ENOMEM;
+		}
 		l = &m->lines[m->nlines];
 		l->pid = c->pid;
 		l->time = c->time;
@@ -371,8 +516,7 @@ static int comm_event(const struct profile *p, struct comm_model *m, const struc
 	line_ip(l, c->pub_ip, w);
 
 	for (int side = 0; side < 2; side++) {
-		view_code_loc(p, c->pid, c->time, side ? c->pub_ip : c->ip, loc, sizeof(loc));
-		err = name_row(codes, loc, &m->codes, &m->ncodes, ccap, sizeof(*m->codes), &row);
+		err = code_row(acc, p, c->pid, c->time, image, side ? c->pub_ip : c->ip, &row);
 		if (err)
 			return err;
 		/* Both ends of a transfer take part in it, as in the matrix. */
@@ -398,34 +542,22 @@ static void comm_symmetric(struct comm_model *m)
 	}
 }
 
-static double meta_num(const struct profile *p, const char *key, double dflt)
+static void comm_cell_add(struct comm_model *m, int lv, size_t i, size_t j, const double *w)
 {
-	const char *v = profile_meta(p, key);
-	char *end;
-	double d;
+	size_t n = m->n[lv];
 
-	if (!v)
-		return dflt;
-	d = strtod(v, &end);
-	return end != v && d > 0 ? d : dflt;
+	for (int k = 0; k < CM_NKIND; k++)
+		m->m[lv][k][i * n + j] += w[k];
 }
 
-int comm_build(const struct profile *p, struct comm_model *m)
+/* The pairs into matrices, now that threads and topology are final. */
+static int comm_matrices(const struct profile *p, const struct comm_acc *acc,
+			 struct comm_model *m)
 {
-	struct idx_map lines = { 0 }, codes = { 0 };
-	size_t lcap = 0, ccap = 0;
 	int ncpu_ids = 0, *core_ix = NULL, *node_ix = NULL, err = 0;
-	const char *src = profile_meta(p, "source");
-
-	memset(m, 0, sizeof(*m));
-	m->soft = !src || strcmp(src, "pmu") != 0;
-	m->wp = (unsigned)meta_num(p, "wp", 0);
-	m->period = m->soft ? 1 : meta_num(p, "period", 1);
-	m->trap_scale = m->period * (m->wp ? 64.0 / (8.0 * m->wp) : 0);
-	m->unit = m->soft ? "weighted detections" : "transfers (estimated)";
 
 	for (int i = 0; i < p->topo.ncpus; i++)
-		if (p->topo.cpus[i].cpu + 1 > ncpu_ids)
+		if (p->topo.cpus[i].cpu >= ncpu_ids)
 			ncpu_ids = p->topo.cpus[i].cpu + 1;
 	core_ix = calloc((size_t)ncpu_ids + 1, sizeof(int));
 	node_ix = calloc((size_t)ncpu_ids + 1, sizeof(int));
@@ -444,30 +576,78 @@ int comm_build(const struct profile *p, struct comm_model *m)
 			if (!m->m[lv][k])
 				err = -ENOMEM;
 		}
+	if (err)
+		goto out;
+	for (size_t i = 0; i < acc->npairs; i++) {
+		const struct comm_pair *x = &acc->pairs[i];
+
+		if (x->a < m->n[CL_THREAD] && x->b < m->n[CL_THREAD])
+			comm_cell_add(m, CL_THREAD, x->a, x->b, x->w);
+	}
+	for (size_t i = 0; i < acc->ncpus; i++) {
+		const struct comm_pair *x = &acc->cpus[i];
+
+		if ((int64_t)x->a >= ncpu_ids || (int64_t)x->b >= ncpu_ids)
+			continue;
+		if (core_ix[x->a] >= 0 && core_ix[x->b] >= 0)
+			comm_cell_add(m, CL_CORE, (size_t)core_ix[x->a], (size_t)core_ix[x->b], x->w);
+		if (node_ix[x->a] >= 0 && node_ix[x->b] >= 0)
+			comm_cell_add(m, CL_NODE, (size_t)node_ix[x->a], (size_t)node_ix[x->b], x->w);
+	}
+	comm_symmetric(m);
+out:
+	free(core_ix);
+	free(node_ix);
+	return err;
+}
+
+/* The model from the sums; the accumulator is spent either way. */
+static int comm_acc_finish(struct comm_acc *acc, const struct profile *p, struct comm_model *m)
+{
+	int err;
+
+	if (!acc->ready)
+		comm_acc_ready(acc, p);
+	*m = acc->m;
+	memset(&acc->m, 0, sizeof(acc->m));
+	err = comm_matrices(p, acc, m);
+	/* qsort's array must not be NULL, even empty. */
+	if (!err && m->nlines)
+		qsort(m->lines, m->nlines, sizeof(*m->lines), line_cmp);
+	if (!err && m->ncodes)
+		qsort(m->codes, m->ncodes, sizeof(*m->codes), code_cmp);
+	if (!err)
+		err = comm_lines_finish(p, m);
+	comm_acc_free(acc);
+	if (err)
+		comm_free(m);
+	return err;
+}
+
+static int comm_acc_kept(struct comm_acc *acc, const struct profile *p)
+{
+	int err = 0;
+
 	for (size_t i = 0; i < p->ntool_recs && !err; i++) {
 		const struct rec_hdr *h = p->tool_recs[i];
 
 		if (h->type == REC_COMM && h->size >= sizeof(struct rec_comm))
-			err = comm_event(p, m, (const struct rec_comm *)h, &lines, &lcap, &codes,
-					 &ccap, core_ix, node_ix, ncpu_ids);
+			err = comm_acc_add(acc, p, (const struct rec_comm *)h);
 	}
-	if (err)
-		goto out;
-	comm_symmetric(m);
-	/* qsort's array must not be NULL, even empty. */
-	if (m->nlines)
-		qsort(m->lines, m->nlines, sizeof(*m->lines), line_cmp);
-	if (m->ncodes)
-		qsort(m->codes, m->ncodes, sizeof(*m->codes), code_cmp);
-	err = comm_lines_finish(p, m);
-out:
-	idx_free(&lines);
-	idx_free(&codes);
-	free(core_ix);
-	free(node_ix);
-	if (err)
-		comm_free(m);
 	return err;
+}
+
+int comm_build(const struct profile *p, struct comm_model *m)
+{
+	struct comm_acc acc = { 0 };
+	int err = comm_acc_kept(&acc, p);
+
+	memset(m, 0, sizeof(*m));
+	if (err) {
+		comm_acc_free(&acc);
+		return err;
+	}
+	return comm_acc_finish(&acc, p, m);
 }
 
 void comm_free(struct comm_model *m)
@@ -489,32 +669,78 @@ void comm_free(struct comm_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static void comm_cache_free(void *data)
+
+/* The profile's comm state: the sums while records come, then the model. */
+struct comm_state {
+	struct comm_acc acc;
+	struct comm_model m;
+	int built, failed;
+};
+
+static void comm_state_free(void *data)
 {
-	comm_free(data);
-	free(data);
+	struct comm_state *s = data;
+
+	comm_acc_free(&s->acc);
+	comm_free(&s->m);
+	free(s);
+}
+
+static struct comm_state *comm_state(const struct profile *p)
+{
+	struct comm_state *s;
+
+	if (p->cache)
+		return p->cache->data;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	/* Memoized in the profile; no profile object is ever defined const. */
+	((struct profile *)p)->cache = malloc(sizeof(*p->cache));
+	if (!p->cache) {
+		free(s);
+		return NULL;
+	}
+	p->cache->data = s;
+	p->cache->free = comm_state_free;
+	return s;
+}
+
+int comm_fold(struct profile *p, const struct rec_hdr *r)
+{
+	struct comm_state *s;
+
+	if (r->type != REC_COMM)
+		return 1;
+	if (r->size < sizeof(struct rec_comm))
+		return 0; /* as comm_build: too short to mean anything */
+	s = comm_state(p);
+	if (!s)
+		return -ENOMEM;
+	if (s->built || s->failed)
+		return 1;
+	return comm_acc_add(&s->acc, p, (const struct rec_comm *)r);
 }
 
 const struct comm_model *comm_of(const struct profile *p)
 {
-	struct comm_model *m;
+	struct comm_state *s = comm_state(p);
 
-	if (p->cache)
-		return p->cache->data;
-	m = malloc(sizeof(*m));
-	if (!m)
+	if (!s || s->failed)
 		return NULL;
-	if (comm_build(p, m)) {
-		free(m);
-		return NULL;
+	if (!s->built) {
+		/* Kept records (a live run); folded ones are in the sums already. */
+		int err = comm_acc_kept(&s->acc, p);
+
+		if (!err)
+			err = comm_acc_finish(&s->acc, p, &s->m);
+		else
+			comm_acc_free(&s->acc);
+		if (err) {
+			s->failed = 1;
+			return NULL;
+		}
+		s->built = 1;
 	}
-	/* Memoized in the profile; no profile object is ever defined const. */
-	((struct profile *)p)->cache = malloc(sizeof(*p->cache));
-	if (!p->cache) {
-		comm_cache_free(m);
-		return NULL;
-	}
-	p->cache->data = m;
-	p->cache->free = comm_cache_free;
-	return m;
+	return &s->m;
 }

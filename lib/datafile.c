@@ -64,6 +64,8 @@ struct df_file_hdr {
 _Static_assert(sizeof(struct df_file_hdr) == 24, "file header layout");
 _Static_assert(sizeof(DF_MAGIC) - 1 == 8, "magic is 8 bytes");
 _Static_assert(sizeof(struct rec_sample) == 56, "rec_sample layout");
+_Static_assert(sizeof(struct rec_alloc) == 48, "rec_alloc layout");
+_Static_assert(sizeof(struct rec_free) == 40, "rec_free layout");
 
 struct df_writer {
 	z_stream zs;
@@ -105,6 +107,8 @@ static size_t rec_min_size(uint16_t type)
 	case REC_SAMPLE: return sizeof(struct rec_sample);
 	case REC_TRAP: return sizeof(struct rec_trap);
 	case REC_ERROR: return sizeof(struct rec_error);
+	case REC_ALLOC: return sizeof(struct rec_alloc);
+	case REC_FREE: return sizeof(struct rec_free);
 	case REC_META: return sizeof(struct rec_meta);
 	case REC_CPU: return sizeof(struct rec_cpu);
 	case REC_SYM: return sizeof(struct rec_sym);
@@ -183,6 +187,27 @@ static int sym_check(const struct rec_hdr *h, char *why, size_t whylen)
 	return 0;
 }
 
+/* The frames that follow must fill the record exactly. */
+static int alloc_check(const struct rec_hdr *h, char *why, size_t whylen)
+{
+	const struct rec_alloc *a = (const struct rec_alloc *)h;
+
+	if (a->depth > ALLOC_MAX_DEPTH) {
+		msg(why, whylen, "allocation depth %u is above %u", a->depth, ALLOC_MAX_DEPTH);
+		return -EBADMSG;
+	}
+	if (h->size != sizeof(*a) + a->depth * sizeof(a->frames[0])) {
+		msg(why, whylen, "allocation record size %u does not match its %u frames",
+		    h->size, a->depth);
+		return -EBADMSG;
+	}
+	if (!a->kind || a->kind > ALLOC_KIND_MAX) {
+		msg(why, whylen, "allocation kind %u is unknown", a->kind);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 /* record_validate() with the reason in words. */
 static int rec_check(const struct rec_hdr *h, char *why, size_t whylen)
 {
@@ -240,6 +265,8 @@ static int rec_check(const struct rec_hdr *h, char *why, size_t whylen)
 	case REC_ERROR:
 		return str_check(h, offsetof(struct rec_error, msg), SIZE_MAX,
 				 "message", why, whylen);
+	case REC_ALLOC:
+		return alloc_check(h, why, whylen);
 	case REC_META:
 		return meta_check(h, why, whylen);
 	case REC_SYM:

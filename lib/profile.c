@@ -33,6 +33,145 @@ static int profile_grow(void *arrp, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
+/*
+ * Lookups by pid and (pid, tid), which every record of a report makes:
+ * a hash of the processes, grown as they are added, and the tasks sorted
+ * by (pid, tid) with a hash to the first of each (pid, tid), made again
+ * when tasks change.  Small profiles scan.
+ */
+struct prof_index {
+	uint32_t *proc_tab; /* process index + 1, 0 empty */
+	size_t proc_cap, nprocs;
+	uint32_t *task_ord; /* task positions by (pid, tid, position) */
+	uint32_t *task_tab; /* (pid, tid) -> its first place in task_ord + 1, 0 empty */
+	size_t task_cap, ntasks;
+	int tasks_stale;
+};
+
+#define PROF_IX_MIN 16 /* fewer entries: a scan is as fast */
+
+static void profile_ix_free(struct profile *p)
+{
+	if (!p->ix)
+		return;
+	free(p->ix->proc_tab);
+	free(p->ix->task_ord);
+	free(p->ix->task_tab);
+	free(p->ix);
+	p->ix = NULL;
+}
+
+/* The index of a profile being read; NULL (callers scan) without memory. */
+static struct prof_index *profile_ix(const struct profile *p)
+{
+	/* Built on demand like the views' cache; no profile is defined const. */
+	struct profile *q = (struct profile *)p;
+
+	if (!q->ix)
+		q->ix = calloc(1, sizeof(*q->ix));
+	return q->ix;
+}
+
+static size_t profile_pid_slot(size_t cap, uint32_t pid)
+{
+	return (pid * 0x9e3779b1u) & (cap - 1);
+}
+
+static size_t profile_tid_slot(size_t cap, uint32_t pid, uint32_t tid)
+{
+	return (size_t)((((uint64_t)pid << 32 | tid) * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* The process hash, with every process added since the last call. */
+static const struct prof_index *profile_ix_procs(const struct profile *p)
+{
+	struct prof_index *x = profile_ix(p);
+
+	if (!x)
+		return NULL;
+	if ((p->nprocs + 1) * 2 > x->proc_cap) {
+		size_t cap = x->proc_cap ? x->proc_cap : 64;
+		uint32_t *t;
+
+		while ((p->nprocs + 1) * 2 > cap)
+			cap *= 2;
+		t = calloc(cap, sizeof(*t));
+		if (!t)
+			return NULL;
+		free(x->proc_tab);
+		x->proc_tab = t;
+		x->proc_cap = cap;
+		x->nprocs = 0;
+	}
+	for (; x->nprocs < p->nprocs; x->nprocs++) {
+		size_t i = profile_pid_slot(x->proc_cap, p->procs[x->nprocs].pid);
+
+		while (x->proc_tab[i])
+			i = (i + 1) & (x->proc_cap - 1);
+		x->proc_tab[i] = (uint32_t)x->nprocs + 1;
+	}
+	return x;
+}
+
+static int task_ix_cmp(const void *a, const void *b, void *tasks)
+{
+	const struct rec_task *x = &((const struct rec_task *)tasks)[*(const uint32_t *)a];
+	const struct rec_task *y = &((const struct rec_task *)tasks)[*(const uint32_t *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (*(const uint32_t *)a > *(const uint32_t *)b) -
+	       (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* The tasks by (pid, tid), sorted again when tasks were added or renumbered. */
+static const struct prof_index *profile_ix_tasks(const struct profile *p)
+{
+	struct prof_index *x = profile_ix(p);
+	uint32_t *ord;
+
+	if (!x)
+		return NULL;
+	if (x->ntasks == p->ntasks && !x->tasks_stale)
+		return x;
+	x->ntasks = 0; /* stale until rebuilt */
+	ord = realloc(x->task_ord, p->ntasks * sizeof(*ord));
+	if (!ord)
+		return NULL;
+	x->task_ord = ord;
+	if (p->ntasks * 2 > x->task_cap) {
+		size_t cap = 64;
+
+		while (p->ntasks * 2 > cap)
+			cap *= 2;
+		free(x->task_tab);
+		x->task_tab = malloc(cap * sizeof(*x->task_tab));
+		x->task_cap = x->task_tab ? cap : 0;
+		if (!x->task_tab)
+			return NULL;
+	}
+	memset(x->task_tab, 0, x->task_cap * sizeof(*x->task_tab));
+	for (size_t i = 0; i < p->ntasks; i++)
+		ord[i] = (uint32_t)i;
+	qsort_r(ord, p->ntasks, sizeof(*ord), task_ix_cmp, p->tasks);
+	for (size_t i = 0; i < p->ntasks; i++) {
+		const struct rec_task *t = &p->tasks[ord[i]], *prev = i ? &p->tasks[ord[i - 1]] : NULL;
+		size_t k;
+
+		if (prev && prev->pid == t->pid && prev->tid == t->tid)
+			continue;
+		for (k = profile_tid_slot(x->task_cap, t->pid, t->tid); x->task_tab[k];
+		     k = (k + 1) & (x->task_cap - 1))
+			;
+		x->task_tab[k] = (uint32_t)i + 1;
+	}
+	x->ntasks = p->ntasks;
+	x->tasks_stale = 0;
+	return x;
+}
+
 void profile_free(struct profile *p)
 {
 	for (size_t i = 0; i < p->nmeta; i++) {
@@ -65,6 +204,9 @@ void profile_free(struct profile *p)
 	if (p->cache && p->cache->free)
 		p->cache->free(p->cache->data);
 	free(p->cache);
+	profile_objs_free(p);
+	profile_ix_free(p);
+	profile_merge_free(p);
 	profile_init(p);
 }
 
@@ -115,11 +257,40 @@ static struct rec_task *profile_find_task(const struct profile *p, uint32_t pid,
 	return NULL;
 }
 
+/* profile_task_by_tid on the index: the same answer in log time. */
+static const struct rec_task *profile_task_ix(const struct profile *p,
+					      const struct prof_index *x, uint32_t pid,
+					      uint32_t tid, uint64_t time)
+{
+	size_t lo = p->ntasks, end;
+
+	for (size_t k = profile_tid_slot(x->task_cap, pid, tid); x->task_tab[k];
+	     k = (k + 1) & (x->task_cap - 1)) {
+		const struct rec_task *t = &p->tasks[x->task_ord[x->task_tab[k] - 1]];
+
+		if (t->pid == pid && t->tid == tid) {
+			lo = x->task_tab[k] - 1;
+			break;
+		}
+	}
+	for (end = lo; end < p->ntasks && p->tasks[x->task_ord[end]].pid == pid &&
+		       p->tasks[x->task_ord[end]].tid == tid; end++)
+		;
+	/* The latest task (by position) that had started, else the first. */
+	for (size_t i = end; i-- > lo;)
+		if (p->tasks[x->task_ord[i]].start <= time)
+			return &p->tasks[x->task_ord[i]];
+	return lo < end ? &p->tasks[x->task_ord[lo]] : NULL;
+}
+
 const struct rec_task *profile_task_by_tid(const struct profile *p, uint32_t pid,
 					   uint32_t tid, uint64_t time)
 {
 	const struct rec_task *any = NULL;
+	const struct prof_index *x = p->ntasks >= PROF_IX_MIN ? profile_ix_tasks(p) : NULL;
 
+	if (x)
+		return profile_task_ix(p, x, pid, tid, time);
 	for (size_t i = p->ntasks; i-- > 0;) {
 		const struct rec_task *t = &p->tasks[i];
 
@@ -134,6 +305,15 @@ const struct rec_task *profile_task_by_tid(const struct profile *p, uint32_t pid
 
 static struct prof_proc *profile_find_proc(const struct profile *p, uint32_t pid)
 {
+	const struct prof_index *x = p->nprocs >= PROF_IX_MIN ? profile_ix_procs(p) : NULL;
+
+	if (x) {
+		for (size_t i = profile_pid_slot(x->proc_cap, pid); x->proc_tab[i];
+		     i = (i + 1) & (x->proc_cap - 1))
+			if (p->procs[x->proc_tab[i] - 1].pid == pid)
+				return &p->procs[x->proc_tab[i] - 1];
+		return NULL;
+	}
 	for (size_t i = 0; i < p->nprocs; i++)
 		if (p->procs[i].pid == pid)
 			return &p->procs[i];
@@ -322,6 +502,12 @@ const struct prof_sym *profile_sym(const struct profile *p, uint32_t pid, uint64
 	return s && s->kind ? s : NULL;
 }
 
+const struct prof_sym *profile_sym_image(const struct profile *p, uint32_t image, int kind,
+					 uint64_t addr)
+{
+	return profile_sym_key(p, image, kind, addr);
+}
+
 static int profile_sym_rehash(struct profile *p)
 {
 	struct prof_sym *old = p->syms;
@@ -460,6 +646,9 @@ int profile_add(struct profile *p, const struct rec_hdr *r)
 			return -ENOMEM;
 		p->traps[p->ntraps++] = *(const struct rec_trap *)r;
 		return 0;
+	case REC_ALLOC:
+	case REC_FREE:
+		return profile_objs_add(p, r);
 	case REC_ERROR:
 		return profile_add_error(p, (const struct rec_error *)r);
 	case REC_META: {
@@ -476,7 +665,15 @@ int profile_add(struct profile *p, const struct rec_hdr *r)
 		p->have_run = 1;
 		return 0;
 	default:
-		return r->type >= REC_TOOL_BASE ? profile_keep(p, r) : 0;
+		if (r->type < REC_TOOL_BASE)
+			return 0;
+		if (p->fold) {
+			int err = p->fold(p, r);
+
+			if (err <= 0)
+				return err;
+		}
+		return profile_keep(p, r);
 	}
 }
 
@@ -498,9 +695,32 @@ void profile_number_tasks(struct profile *p)
 	qsort(p->tasks, p->ntasks, sizeof(*p->tasks), task_cmp);
 	for (size_t i = 0; i < p->ntasks; i++)
 		p->tasks[i].index = (uint32_t)i;
+	if (p->ix)
+		p->ix->tasks_stale = 1;
 }
 
 /* ---- symbolization ---- */
+
+/* Allocation call paths: return addresses, so the call is the byte before. */
+static int profile_sym_paths(struct profile *p, struct symbolizer *s)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < p->objs.npaths; i++) {
+		const struct prof_path *x = &p->objs.paths[i];
+
+		for (uint32_t k = 0; !err && k < x->depth; k++) {
+			struct sym_info si = { 0 };
+			uint64_t a = x->frames[k] - 1;
+
+			if (!x->frames[k] || profile_sym_key(p, x->image, SYM_CODE, a))
+				continue;
+			sym_code(s, x->image, a, &si);
+			err = profile_put_sym(p, x->image, SYM_CODE, a, &si);
+		}
+	}
+	return err;
+}
 
 static int profile_sym_one(struct profile *p, struct symbolizer *s, uint32_t pid,
 			   uint64_t time, int kind, uint64_t addr)
@@ -595,6 +815,8 @@ int profile_symbolize(struct profile *p, char *warn, size_t warnlen)
 	}
 	for (size_t i = 0; !err && i < p->ntool_recs; i++)
 		err = profile_sym_tool(p, s, p->tool_recs[i]);
+	if (!err)
+		err = profile_sym_paths(p, s);
 	nstale = sym_stale(s, &stale);
 	if (nstale && warnlen)
 		snprintf(warn, warnlen, "%u module%s changed on disk since the run (%s): "
@@ -721,6 +943,8 @@ static int profile_write_body(const struct profile *p, struct df_writer *w)
 		err = df_write(w, &p->traps[i].h);
 	for (size_t i = 0; !err && i < p->nerrors; i++)
 		err = profile_write_error(w, &p->errors[i]);
+	if (!err)
+		err = profile_objs_write(p, w);
 	for (size_t i = 0; !err && i < p->ntool_recs; i++)
 		err = df_write(w, p->tool_recs[i]);
 	if (!err && p->have_run)

@@ -44,11 +44,50 @@ struct prof_error {
 	unsigned count; /* identical messages are folded */
 };
 
+#define PROF_NO_PATH UINT32_MAX
+
+/* A heap block, mapping or thread stack (REC_ALLOC). */
+struct prof_alloc {
+	uint32_t pid, tid;
+	uint64_t time, addr, size;
+	uint32_t path;  /* index into objs.paths; PROF_NO_PATH if none */
+	uint8_t kind;   /* enum alloc_kind */
+	uint8_t flags;  /* ALLOC_F_* */
+};
+
+/* An allocation call path of one process image (return addresses,
+ * innermost first); records that share one share the entry. */
+struct prof_path {
+	uint32_t image; /* profile_image() */
+	uint32_t depth;
+	uint64_t frames[ALLOC_MAX_DEPTH];
+};
+
+struct prof_site; /* profile_objs.c: an agent's path number, while records arrive */
+
+/* REC_ALLOC and REC_FREE as they came (lib/profile_objs.c); lib/objmap.h
+ * turns them into a lookup. */
+struct prof_objs {
+	struct prof_alloc *allocs;
+	size_t nallocs, allocs_cap;
+	struct rec_free *frees;
+	size_t nfrees, frees_cap;
+	struct prof_path *paths;
+	size_t npaths, paths_cap;
+	uint32_t *path_tab;     /* hash of paths: index + 1, 0 empty */
+	size_t path_tab_cap;
+	struct prof_site *sites; /* hash of (pid, site number) -> path */
+	size_t nsites, sites_cap;
+};
+
 /* What a tool's views derive from a profile, built once on first use. */
 struct prof_cache {
 	void *data;
 	void (*free)(void *data);
 };
+
+struct prof_index; /* profile.c: lookups by pid and tid, built on demand */
+struct prof_merge; /* profile_merge.c: the files a merged profile came from */
 
 struct profile {
 	struct prof_meta *meta;
@@ -74,6 +113,16 @@ struct profile {
 	int have_run;
 	size_t caps[8]; /* growth bookkeeping */
 	struct prof_cache *cache; /* set by the first view that needs it */
+	struct prof_objs objs;
+	/*
+	 * Set by a reader that only reports (cdt report): takes a tool record
+	 * into the tool's running aggregate instead of keeping it, so memory
+	 * grows with the aggregate, not the records.  0 taken, > 0 keep it,
+	 * or -errno.
+	 */
+	int (*fold)(struct profile *p, const struct rec_hdr *r);
+	struct prof_index *ix;
+	struct prof_merge *merge; /* NULL unless several files were merged */
 };
 
 void profile_init(struct profile *p);
@@ -97,6 +146,15 @@ int profile_symbolize(struct profile *p, char *warn, size_t warnlen);
 uint32_t profile_image(const struct profile *p, uint32_t pid, uint64_t time);
 const struct prof_sym *profile_sym(const struct profile *p, uint32_t pid, uint64_t time,
 				   int kind, uint64_t addr);
+/* The same by image key (prof_path.image). */
+const struct prof_sym *profile_sym_image(const struct profile *p, uint32_t image, int kind,
+					 uint64_t addr);
+
+/* profile_objs.c: REC_ALLOC / REC_FREE into p->objs; writing them back. */
+struct df_writer;
+int profile_objs_add(struct profile *p, const struct rec_hdr *r);
+void profile_objs_free(struct profile *p);
+int profile_objs_write(const struct profile *p, struct df_writer *w);
 
 /* The thread (pid, tid) was at `time` (tids are reused across exec). */
 const struct rec_task *profile_task_by_tid(const struct profile *p, uint32_t pid,
@@ -104,5 +162,22 @@ const struct rec_task *profile_task_by_tid(const struct profile *p, uint32_t pid
 
 int profile_write(const struct profile *p, const char *path);
 int profile_read(struct profile *p, const char *path, char *err, size_t errlen);
+
+/*
+ * profile_merge.c: the profiles of several processes or MPI ranks as one.
+ * Each file is read into p in turn as rank `rank` (ascending): its
+ * threads are numbered after p's, a pid an earlier file used gets a key
+ * of its own, and what must agree for counts to add up (tool, source,
+ * period, wp) is checked.  0, or -errno with a message in err (-EINVAL:
+ * the files do not merge).
+ */
+int profile_merge_read(struct profile *p, const char *path, uint32_t rank, char *err,
+		       size_t errlen);
+void profile_merge_free(struct profile *p);
+/* Thread `index` as views show it: "3", or "rank.thread" ("1.3") when merged. */
+const char *profile_thread_label(const struct profile *p, uint32_t index, char *buf,
+				 size_t len);
+/* The pid a process had on its host (a merged profile may key it otherwise). */
+uint32_t profile_os_pid(const struct profile *p, uint32_t pid);
 
 #endif

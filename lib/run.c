@@ -24,6 +24,7 @@
 extern const unsigned char cdt_agent_blob[], cdt_agent_blob_end[];
 
 #define DRAIN_MS 50
+#define RUN_BUSY_RECORDS 4096 /* records in one drain that make the next one sooner */
 
 struct run_ctx {
 	const struct run_opts *o;
@@ -239,12 +240,19 @@ static int run_signals(struct run_ctx *c, int *wst, struct run_result *res)
 static int run_loop(struct run_ctx *c, int *wst, struct run_result *res)
 {
 	struct pollfd pfd = { .fd = c->sig_fd, .events = POLLIN };
-	int err;
+	uint64_t before = 0;
+	int err, wait = 1;
 
 	for (;;) {
-		if (poll(&pfd, 1, DRAIN_MS) < 0 && errno != EINTR)
+		/* Bursts of records (a program allocating its data as it starts)
+		 * would fill the ring within 50 ms: come back after 1 ms while
+		 * they last, then back off to DRAIN_MS. */
+		if (poll(&pfd, 1, wait) < 0 && errno != EINTR)
 			return -errno;
+		before = c->records;
 		err = run_drain(c, 0);
+		wait = c->records - before > RUN_BUSY_RECORDS ? 1 :
+		       wait * 2 < DRAIN_MS ? wait * 2 : DRAIN_MS;
 		if (err)
 			return err;
 		if (run_signals(c, wst, res))
@@ -281,6 +289,7 @@ static void run_meta(const struct run_opts *o, struct profile *p, const char *wh
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)cfg->ev[0].period);
 	profile_set_meta(p, "period", buf);
 	profile_set_meta(p, "period_unit", cfg->source == SRC_PMU ? "events" : "ns");
+	profile_set_meta(p, "objects", cfg->flags & AGENT_F_OBJECTS ? "on" : "off");
 }
 
 static void run_report_end(const struct run_ctx *c, int wst, struct run_result *res)
@@ -396,6 +405,8 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 	cfg.tool = o->tool;
 	memcpy(cfg.tool_param, o->tool_param, sizeof(cfg.tool_param));
 	cfg.flags = o->verbose ? AGENT_F_VERBOSE : 0;
+	if (o->objects)
+		cfg.flags |= AGENT_F_OBJECTS;
 	err = source_select(&o->src, &cfg, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "cdt: %s\n", why);
@@ -559,6 +570,15 @@ int run_parse_common(int argc, char **argv, int *i, struct run_opts *o,
 	if ((r = cliopt_match(argc, argv, i, "-c", "--period", &v))) {
 		if (r < 0 || cliopt_u64("--period", v, 0, &o->src.period) || !o->src.period)
 			return -EINVAL;
+		return 1;
+	}
+	/* Every tool that names data objects takes these; its default is its own. */
+	if (cliopt_match(argc, argv, i, NULL, "--objects", NULL)) {
+		o->objects = 1;
+		return 1;
+	}
+	if (cliopt_match(argc, argv, i, NULL, "--no-objects", NULL)) {
+		o->objects = 0;
 		return 1;
 	}
 	if ((r = cliopt_match(argc, argv, i, NULL, "--buffer-size", &v))) {

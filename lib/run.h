@@ -28,6 +28,7 @@ struct run_opts {
 	struct source_req src;
 	size_t buffer_size;     /* arena ring bytes */
 	int quiet, verbose;
+	int objects;            /* AGENT_F_OBJECTS: heap blocks, mappings, stacks */
 	char **argv;            /* program and its arguments */
 };
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "objmap.h"
 #include "views.h"
 
 /* Counts per key (a function or object name); few thousand keys at most. */
@@ -15,6 +16,8 @@ struct agg_row {
 	char *key;
 	uint64_t n, kind[4];
 	uint64_t threads[4]; /* bitmap of the first 256 thread indices */
+	uint64_t blocks, bytes, largest; /* allocs: what was allocated under the name */
+	uint32_t okind, group;  /* allocs: enum obj_kind, a group of that name */
 };
 
 struct agg {
@@ -58,6 +61,7 @@ static struct agg_row *agg_get(struct agg *a, const char *key)
 	a->rows[i].key = strdup(key);
 	if (!a->rows[i].key)
 		return NULL;
+	a->rows[i].group = OBJMAP_NO_GROUP;
 	a->n++;
 	return &a->rows[i];
 }
@@ -77,6 +81,8 @@ static int agg_cmp(const void *x, const void *y)
 		return !a->key - !b->key;
 	if (a->n != b->n)
 		return a->n > b->n ? -1 : 1;
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
 	return strcmp(a->key, b->key);
 }
 
@@ -86,6 +92,13 @@ static uint32_t thread_index(const struct profile *p, uint32_t pid, uint32_t tid
 	const struct rec_task *t = profile_task_by_tid(p, pid, tid, time);
 
 	return t ? t->index : UINT32_MAX;
+}
+
+/* A sample's thread as views show it (see profile_thread_label). */
+static const char *record_thread(const struct profile *p, uint32_t pid, uint32_t tid,
+				 uint64_t time, char *buf, size_t len)
+{
+	return profile_thread_label(p, thread_index(p, pid, tid, time), buf, len);
 }
 
 static int agg_add(struct agg *a, const char *key, int kind, uint32_t thread)
@@ -107,7 +120,8 @@ static int agg_table(struct agg *a, const struct view_opts *o, struct table *t)
 	size_t shown = 0;
 	int err = 0;
 
-	qsort(a->rows, a->cap, sizeof(*a->rows), agg_cmp);
+	if (a->cap) /* qsort wants rows even when there are none */
+		qsort(a->rows, a->cap, sizeof(*a->rows), agg_cmp);
 	for (size_t i = 0; i < a->n && !err; i++) {
 		const struct agg_row *r = &a->rows[i];
 		int nthr = 0;
@@ -129,9 +143,7 @@ static int agg_table(struct agg *a, const struct view_opts *o, struct table *t)
 			      table_cell(t, "%d", nthr) ? -ENOMEM : 0;
 		shown++;
 	}
-	if (!err && shown < a->n)
-		snprintf(t->note, sizeof(t->note), "(%zu more not shown; --top 0 --show-all lists all)",
-			 a->n - shown);
+	t->hidden = a->n - shown;
 	return err;
 }
 
@@ -158,40 +170,145 @@ static int view_functions(const struct profile *p, const struct view_opts *o, st
 	return err;
 }
 
+/*
+ * The object at a sampled address: a heap block's call path, a mapping, a
+ * thread's stack or a variable (objmap.h); without the map or outside
+ * anything known, [stack] for implicit stack operands, else [anon].
+ */
+static const char *record_obj(const struct objmap *m, const struct profile *p, uint32_t pid,
+			      uint64_t time, uint64_t addr, int stack, char *buf, size_t len,
+			      uint64_t *off, uint32_t *kind)
+{
+	struct objmap_obj ob;
+
+	if (m && !objmap_find(m, pid, addr, time, &ob)) {
+		*off = ob.offset;
+		*kind = ob.kind;
+		return objmap_group(m, ob.group)->name;
+	}
+	view_data_obj(p, pid, time, addr, stack, buf, len, off);
+	*kind = stack ? OBJ_STACK : OBJ_NONE;
+	return buf;
+}
+
 static int view_objects(const struct profile *p, const struct view_opts *o, struct table *t)
 {
 	static const char *const cols[] = { "object", "samples:r", "percent:r", "loads:r",
 					     "stores:r", "rmw:r", "threads:r", NULL };
+	struct objmap *m = NULL;
 	struct agg a = { 0 };
-	char obj[512];
+	char buf[512];
 	uint64_t off;
-	int err = 0;
+	uint32_t kind;
+	int err;
 
 	table_init(t, "Memory samples by data object", cols);
+	err = objmap_build(&m, p);
 	for (size_t i = 0; i < p->nsamples && !err; i++) {
 		const struct rec_sample *s = &p->samples[i];
+		const char *name;
 
 		if (!(s->flags & SAMPLE_F_ADDR))
 			continue;
-		view_data_obj(p, s->pid, s->time, s->addr, s->flags & SAMPLE_F_STACK, obj,
-			      sizeof(obj), &off);
-		err = agg_add(&a, obj, s->kind, thread_index(p, s->pid, s->tid, s->time));
+		name = record_obj(m, p, s->pid, s->time, s->addr, s->flags & SAMPLE_F_STACK, buf,
+				  sizeof(buf), &off, &kind);
+		err = agg_add(&a, name, s->kind, thread_index(p, s->pid, s->tid, s->time));
 	}
 	if (!err)
 		err = agg_table(&a, o, t);
 	agg_free(&a);
+	objmap_free(m);
 	return err;
 }
 
+/*
+ * Allocations by call path: one row per object name -- every group of that
+ * name, i.e. one call path in each process that ran it (objmap.h) -- with
+ * what was allocated and how many samples landed in it.  Objects without
+ * samples are listed too (CSV, --show-all).
+ */
+static int view_allocs(const struct profile *p, const struct view_opts *o, struct table *t)
+{
+	static const char *const cols[] = { "object", "kind", "blocks:r", "bytes:r",
+					     "largest:r", "samples:r", "path", NULL };
+	struct objmap *m = NULL;
+	struct agg a = { 0 };
+	size_t shown = 0;
+	char path[1024];
+	int err;
+
+	table_init(t, "Allocations by call path", cols);
+	err = objmap_build(&m, p);
+	for (uint32_t g = 0; !err && g < objmap_ngroups(m); g++) {
+		const struct objmap_group *x = objmap_group(m, g);
+		struct agg_row *r;
+
+		if (x->kind == OBJ_STATIC)
+			continue;
+		r = agg_get(&a, x->name);
+		if (!r) {
+			err = -ENOMEM;
+			break;
+		}
+		if (r->group == OBJMAP_NO_GROUP) {
+			r->group = g;
+			r->okind = x->kind;
+		}
+		r->blocks += x->blocks;
+		r->bytes += x->bytes;
+		if (x->max_size > r->largest)
+			r->largest = x->max_size;
+	}
+	for (size_t i = 0; i < p->nsamples && !err; i++) {
+		const struct rec_sample *s = &p->samples[i];
+		struct objmap_obj ob;
+		struct agg_row *r;
+
+		if (!(s->flags & SAMPLE_F_ADDR) || objmap_find(m, s->pid, s->addr, s->time, &ob) ||
+		    ob.kind == OBJ_STATIC)
+			continue;
+		r = agg_get(&a, objmap_group(m, ob.group)->name);
+		if (!r)
+			err = -ENOMEM;
+		else
+			r->n++;
+		a.total++;
+	}
+	if (!err && a.cap)
+		qsort(a.rows, a.cap, sizeof(*a.rows), agg_cmp);
+	for (size_t i = 0; i < a.n && !err; i++) {
+		const struct agg_row *r = &a.rows[i];
+
+		if (o->top && shown >= o->top)
+			break;
+		if (a.total && (double)r->n / (double)a.total < o->min_share)
+			continue;
+		objmap_path_text(m, r->group, path, sizeof(path));
+		err = table_row(t) ||
+		      table_cell(t, "%s", r->key) ||
+		      table_cell(t, "%s", objmap_kind_name(r->okind)) ||
+		      table_cell(t, "%" PRIu64, r->blocks) ||
+		      table_cell(t, "%" PRIu64, r->bytes) ||
+		      table_cell(t, "%" PRIu64, r->largest) ||
+		      table_cell(t, "%" PRIu64, r->n) ||
+		      table_cell(t, "%s", path) ? -ENOMEM : 0;
+		shown++;
+	}
+	t->hidden = a.n - shown;
+	agg_free(&a);
+	objmap_free(m);
+	return err;
+}
+
+/* Every thread (it maps indices to pids); --top cuts the list. */
 static int view_threads(const struct profile *p, const struct view_opts *o, struct table *t)
 {
-	static const char *const cols[] = { "thread:r", "pid:r", "tid:r", "name", "samples:r",
-					     "mem_samples:r", "loads:r", "stores:r", "rmw:r",
-					     "traps:r", "handler_us:r", NULL };
+	const char *cols[] = { view_thread_col(p, "thread:r", "thread"), "pid:r", "tid:r", "name",
+			       "samples:r", "mem_samples:r", "loads:r", "stores:r", "rmw:r",
+			       "traps:r", "handler_us:r", NULL };
 	uint64_t (*kinds)[4] = calloc(p->ntasks + 1, sizeof(*kinds));
 	int err = 0;
 
-	(void)o;
 	if (!kinds)
 		return -ENOMEM;
 	table_init(t, "Threads", cols);
@@ -205,9 +322,15 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 		const struct rec_task *k = &p->tasks[i];
 		uint64_t ns = k->st.handler_ns + k->st.trap_ns;
 		uint64_t n = k->st.samples + k->st.steps + k->st.traps;
+		char lab[32];
 
+		if (o->top && i >= o->top) {
+			t->hidden = p->ntasks - i;
+			break;
+		}
 		err = table_row(t) ||
-		      table_cell(t, "%u", k->index) || table_cell(t, "%u", k->pid) ||
+		      table_cell(t, "%s", profile_thread_label(p, k->index, lab, sizeof(lab))) ||
+		      table_cell(t, "%u", profile_os_pid(p, k->pid)) ||
 		      table_cell(t, "%u", k->tid) || table_cell(t, "%.16s", k->name) ||
 		      table_cell(t, "%" PRIu64, k->st.samples) ||
 		      table_cell(t, "%" PRIu64, kinds[i][1] + kinds[i][2] + kinds[i][3]) ||
@@ -223,29 +346,36 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 
 static int view_samples(const struct profile *p, const struct view_opts *o, struct table *t)
 {
-	static const char *const cols[] = { "thread:r", "pid:r", "tid:r", "time_ns:r", "cpu:r",
+	const char *cols[] = { view_thread_col(p, "thread:r", "thread"), "pid:r", "tid:r", "time_ns:r", "cpu:r",
 					     "kind", "size:r", "addr", "ip", "function", "file",
 					     "line:r", "object", "offset:r", "flags", NULL };
 	uint64_t t0 = p->nsamples ? p->samples[0].time : 0;
-	int err = 0;
+	struct objmap *m = NULL;
+	int err;
 
 	table_init(t, "Samples", cols);
+	err = objmap_build(&m, p);
 	for (size_t i = 0; i < p->nsamples; i++)
 		if (p->samples[i].time < t0)
 			t0 = p->samples[i].time;
 	for (size_t i = 0; i < p->nsamples && !err; i++) {
 		const struct rec_sample *s = &p->samples[i];
 		const struct prof_sym *c = profile_sym(p, s->pid, s->time, SYM_CODE, s->ip);
-		char obj[512];
+		char buf[512], lab[32];
+		const char *obj;
+		uint32_t okind;
 		uint64_t off;
 
-		if (o->top && i >= o->top)
+		if (o->top && i >= o->top) {
+			t->hidden = p->nsamples - i;
 			break;
-		view_data_obj(p, s->pid, s->time, s->addr, s->flags & SAMPLE_F_STACK, obj,
-			      sizeof(obj), &off);
+		}
+		obj = record_obj(m, p, s->pid, s->time, s->addr, s->flags & SAMPLE_F_STACK, buf,
+				 sizeof(buf), &off, &okind);
 		err = table_row(t) ||
-		      table_cell(t, "%u", thread_index(p, s->pid, s->tid, s->time)) ||
-		      table_cell(t, "%u", s->pid) || table_cell(t, "%u", s->tid) ||
+		      table_cell(t, "%s", record_thread(p, s->pid, s->tid, s->time, lab,
+							 sizeof(lab))) ||
+		      table_cell(t, "%u", profile_os_pid(p, s->pid)) || table_cell(t, "%u", s->tid) ||
 		      table_cell(t, "%" PRIu64, s->time - t0) || table_cell(t, "%u", s->cpu) ||
 		      table_cell(t, "%s", view_kind_name(s->kind)) ||
 		      table_cell(t, "%u", s->size) ||
@@ -259,37 +389,47 @@ static int view_samples(const struct profile *p, const struct view_opts *o, stru
 				 s->flags & SAMPLE_F_STEP ? "s" : "",
 				 s->flags & SAMPLE_F_STACK ? "k" : "") ? -ENOMEM : 0;
 	}
+	objmap_free(m);
 	return err;
 }
 
 static int view_traps(const struct profile *p, const struct view_opts *o, struct table *t)
 {
-	static const char *const cols[] = { "thread:r", "tid:r", "time_ns:r", "watched", "object",
+	const char *cols[] = { view_thread_col(p, "thread:r", "thread"), "tid:r", "time_ns:r", "watched", "object",
 					    "kind", "size:r", "insn", "location", NULL };
 	uint64_t t0 = p->ntraps ? p->traps[0].time : 0;
-	int err = 0;
+	struct objmap *m = NULL;
+	int err;
 
 	table_init(t, "Watchpoint traps", cols);
+	err = objmap_build(&m, p);
 	for (size_t i = 0; i < p->ntraps; i++)
 		if (p->traps[i].time < t0)
 			t0 = p->traps[i].time;
 	for (size_t i = 0; i < p->ntraps && !err; i++) {
 		const struct rec_trap *x = &p->traps[i];
 		uint64_t ip = x->flags & TRAP_F_INSN ? x->insn_ip : x->ip, off;
-		char loc[512], obj[512];
+		char loc[512], buf[512], lab[32];
+		const char *obj;
+		uint32_t okind;
 
-		if (o->top && i >= o->top)
+		if (o->top && i >= o->top) {
+			t->hidden = p->ntraps - i;
 			break;
+		}
 		view_code_loc(p, x->pid, x->time, ip, loc, sizeof(loc));
-		view_data_obj(p, x->pid, x->time, x->wp_addr, 0, obj, sizeof(obj), &off);
+		obj = record_obj(m, p, x->pid, x->time, x->wp_addr, 0, buf, sizeof(buf), &off,
+				 &okind);
 		err = table_row(t) ||
-		      table_cell(t, "%u", thread_index(p, x->pid, x->tid, x->time)) ||
+		      table_cell(t, "%s", record_thread(p, x->pid, x->tid, x->time, lab,
+							 sizeof(lab))) ||
 		      table_cell(t, "%u", x->tid) || table_cell(t, "%" PRIu64, x->time - t0) ||
 		      table_cell(t, "0x%" PRIx64, x->wp_addr) || table_cell(t, "%s", obj) ||
 		      table_cell(t, "%s", x->flags & TRAP_F_EXEC ? "exec" : view_kind_name(x->kind)) ||
 		      table_cell(t, "%u", x->size) || table_cell(t, "0x%" PRIx64, ip) ||
 		      table_cell(t, "%s", loc) ? -ENOMEM : 0;
 	}
+	objmap_free(m);
 	return err;
 }
 
@@ -328,6 +468,7 @@ static const struct view record_views[] = {
 	{ "threads", "per thread: samples by kind, agent cost", view_threads, NULL },
 	{ "functions", "memory samples by function and source line", view_functions, NULL },
 	{ "objects", "memory samples by data object", view_objects, NULL },
+	{ "allocs", "heap blocks, mappings and stacks by allocation call path", view_allocs, NULL },
 	{ "samples", "every sample (CSV is the useful form)", view_samples, NULL },
 	{ "traps", "watchpoint traps from --watch", view_traps, NULL },
 	{ NULL, NULL, NULL, NULL },
@@ -336,4 +477,4 @@ static const struct view record_views[] = {
 static const char *const record_report[] = { "summary", "threads", "functions", "objects",
 					     "traps", NULL };
 
-const struct tool_views views_record = { "record", record_views, record_report };
+const struct tool_views views_record = { "record", record_views, record_report, NULL };

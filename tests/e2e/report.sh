@@ -35,7 +35,7 @@ grep -q 'cdt.data' err || fail "cdt record must say which file it wrote: $(cat e
 
 # --view list: one view per line, name first.
 "$CDT" report --view list >list 2>err || fail "--view list failed: $(cat err)"
-views="summary threads functions objects samples traps"
+views="summary threads functions objects allocs samples traps"
 for v in $views; do
 	awk -v v="$v" '$1 == v { f = 1 } END { exit !f }' list || fail "--view list lacks '$v': $(cat list)"
 done
@@ -46,6 +46,7 @@ header() {
 	threads) echo 'thread,pid,tid,name,samples,mem_samples,loads,stores,rmw,traps,handler_us' ;;
 	functions) echo 'function,samples,percent,loads,stores,rmw,threads' ;;
 	objects) echo 'object,samples,percent,loads,stores,rmw,threads' ;;
+	allocs) echo 'object,kind,blocks,bytes,largest,samples,path' ;;
 	samples) echo 'thread,pid,tid,time_ns,cpu,kind,size,addr,ip,function,file,line,object,offset,flags' ;;
 	traps) echo 'thread,tid,time_ns,watched,object,kind,size,insn,location' ;;
 	esac

@@ -106,6 +106,22 @@ static uint64_t fields_touch(const struct rec_hdr *h)
 		    r->flags + r->cookie;
 		break;
 	}
+	case REC_ALLOC: {
+		const struct rec_alloc *r = (const void *)h;
+
+		check(r->depth <= ALLOC_MAX_DEPTH && r->kind && r->kind <= ALLOC_KIND_MAX);
+		check((const char *)(r->frames + r->depth) == end);
+		s = r->pid + r->tid + r->time + r->addr + r->size + r->site + r->flags;
+		for (uint32_t i = 0; i < r->depth; i++)
+			s += r->frames[i];
+		break;
+	}
+	case REC_FREE: {
+		const struct rec_free *r = (const void *)h;
+
+		s = r->pid + r->tid + r->time + r->addr + r->len;
+		break;
+	}
 	case REC_ERROR: {
 		const struct rec_error *r = (const void *)h;
 

@@ -362,7 +362,8 @@ static void test_validate(void **state)
 	assert_int_equal(record_validate(&u.h), 0);
 	/* undefined types below REC_TOOL_BASE are corrupt */
 	for (i = 9; i < REC_TOOL_BASE; i++) {
-		if ((i >= REC_META && i <= REC_END) || i == REC_THREAD_STATS)
+		if ((i >= REC_META && i <= REC_END) || i == REC_THREAD_STATS ||
+		    i == REC_ALLOC || i == REC_FREE)
 			continue;
 		rec_init(&u, (uint16_t)i, 64);
 		expect_bad(&u);
@@ -424,6 +425,34 @@ static void test_validate(void **state)
 	mk_task(&u);
 	memset(((struct rec_task *)&u)->name, 'z', 16);
 	expect_bad(&u);
+	/* allocations: the frames fill the record exactly, a known kind */
+	{
+		struct rec_alloc *a = (void *)&u;
+
+		rec_init(&u, REC_ALLOC, sizeof(*a) + 3 * 8);
+		a->kind = ALLOC_MALLOC, a->depth = 3;
+		assert_int_equal(record_validate(&u.h), 0);
+		a->depth = 2; /* a frame too few */
+		expect_bad(&u);
+		a->depth = 4; /* one beyond the record */
+		expect_bad(&u);
+		rec_init(&u, REC_ALLOC, sizeof(*a) + (ALLOC_MAX_DEPTH + 1) * 8);
+		a->kind = ALLOC_MMAP, a->depth = ALLOC_MAX_DEPTH + 1;
+		expect_bad(&u);
+		rec_init(&u, REC_ALLOC, sizeof(*a));
+		a->kind = ALLOC_STACK;
+		assert_int_equal(record_validate(&u.h), 0);
+		a->kind = 0;
+		expect_bad(&u);
+		a->kind = ALLOC_KIND_MAX + 1;
+		expect_bad(&u);
+		rec_init(&u, REC_ALLOC, sizeof(*a) - 8);
+		expect_bad(&u);
+		rec_init(&u, REC_FREE, sizeof(struct rec_free));
+		assert_int_equal(record_validate(&u.h), 0);
+		rec_init(&u, REC_FREE, sizeof(struct rec_free) - 8);
+		expect_bad(&u);
+	}
 	/* meta: exactly a key and a value, then zero padding */
 	mk_meta(&u, "k", "v");
 	assert_int_equal(record_validate(&u.h), 0);
