@@ -16,7 +16,7 @@ CC      ?= cc
 VERSION := 0.1.0
 
 DEB_PKGS := pkg-config libpfm4-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev \
-            libzydis-dev libhwloc-dev libcmocka-dev
+            libzydis-dev libhwloc-dev libcmocka-dev tmux
 # Libraries without a .pc file in Debian 12 fall back to plain -l flags.
 PKG_LIBS := libelf libdw zlib ncursesw hwloc
 
@@ -110,9 +110,20 @@ $(B)/tests/agent_%: tests/unit/agent_%.c $(AGENT_OBJ)
 
 $(B)/workloads/%: tests/workloads/%.c | $(B)/.deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) -O2 -g $(WARN) -pthread $(if $(findstring static,$*),-static,) -o $@ $< -lm
+	$(CC) $(CSTD) -O2 -g $(WARN) $(DEPFLAGS) -pthread $(if $(findstring static,$*),-static,) -o $@ $< -lm
 
 workloads: $(WORK_BIN)
+
+# A synthetic comm profile of any size, for report and TUI benchmarks.
+$(B)/bench/genprofile: tests/bench/genprofile.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $(filter %.c %.o,$^) $(LIBS) -ldl
+
+# The same for `cdt record` profiles (samples with symbols).
+$(B)/bench/genrecord: tests/bench/genrecord.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $(filter %.c %.o,$^) $(LIBS) -ldl
+
 unit: $(UNIT_BIN) $(AGENT_TEST_BIN)
 
 FUZZ_REPLAY := $(B)/asan/tests/fuzz_replay
@@ -120,18 +131,23 @@ $(FUZZ_REPLAY): tests/fuzz/fuzz_datafile.c tests/fuzz/replay.c $(filter-out $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ $(LIBS) -ldl
 
-check: cdt $(B)/asan/cdt $(UNIT_BIN) $(AGENT_TEST_BIN) $(WORK_BIN) $(FUZZ_REPLAY)
+check: cdt $(B)/asan/cdt $(UNIT_BIN) $(AGENT_TEST_BIN) $(WORK_BIN) $(FUZZ_REPLAY) \
+       $(B)/bench/genprofile $(B)/bench/genrecord
 	@CDT=$(CURDIR)/$(B)/asan/cdt CDT_PLAIN=$(CURDIR)/cdt BUILD=$(CURDIR)/$(B) sh tests/run.sh
 
 fuzz: | $(B)/.deps
 	$(MAKE) -f tests/fuzz/fuzz.mk
 
-bench: cdt $(WORK_BIN)
+bench: cdt $(WORK_BIN) $(B)/bench/genprofile $(B)/bench/genrecord
 	@sh tests/bench/run.sh record && echo && sh tests/bench/run.sh comm
+	@echo && sh tests/bench/tui_open.sh
+	@echo && sh tests/bench/report.sh
 
+# The main job: cdt comm on per-thread counters packed into one cache line
+# (false sharing), then the same counters padded (none).
 demo: cdt $(WORK_BIN)
-	./cdt record -o $(B)/demo.data $(B)/workloads/arrays 4
-	./cdt report -i $(B)/demo.data
+	./cdt comm -o $(B)/demo.data $(B)/workloads/comm_padding -n 4 -t 1
+	./cdt comm -o $(B)/demo-padded.data $(B)/workloads/comm_padding -n 4 -t 1 --padded
 
 install: cdt
 	install -D -m 0755 cdt $(DESTDIR)$(PREFIX)/bin/cdt

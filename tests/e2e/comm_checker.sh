@@ -53,25 +53,24 @@ mk() {
 	}' >"$1"
 }
 
-# pass/fails DESC CHECK-ARGS...: the checker must accept / reject.
-pass() {
-	_d=$1
-	shift
-	$CHECK "$@" >"$tmp/o" 2>&1 || fail "expected a match: $_d: $(cat "$tmp/o")"
-}
-fails() {
-	_d=$1
-	shift
+# expect RC WHAT DESC CHECK-ARGS...: the checker must exit RC (WHAT).
+expect() {
+	_want=$1 _what=$2 _d=$3
+	shift 3
 	$CHECK "$@" >"$tmp/o" 2>&1
 	_rc=$?
-	[ $_rc -eq 1 ] || fail "expected a mismatch (exit 1), got $_rc: $_d: $(cat "$tmp/o")"
+	[ $_rc -eq "$_want" ] || fail "expected $_what (exit $_want), got $_rc: $_d: $(cat "$tmp/o")"
 }
-usage_err() {
-	_d=$1
-	shift
-	$CHECK "$@" >"$tmp/o" 2>&1
-	_rc=$?
-	[ $_rc -eq 2 ] || fail "expected a usage error (exit 2), got $_rc: $_d: $(cat "$tmp/o")"
+# pass/fails/usage_err DESC CHECK-ARGS...: it must accept / reject / see
+# bad usage.
+pass() { expect 0 "a match" "$@"; }
+fails() { expect 1 "a mismatch" "$@"; }
+usage_err() { expect 2 "a usage error" "$@"; }
+
+# csv ROW...: a matrix CSV of the header and ROWs.
+csv() {
+	echo "$HDR"
+	printf '%s\n' "$@"
 }
 
 # ---- pattern generators ----
@@ -118,12 +117,12 @@ fails "pairs with a 10x weaker pair, designed equal" -n 4 -e "$P" "$tmp/m.csv"
 # The most uneven honest ring seen from cdt comm (without the workloads'
 # CPU moves): cells 1 : 0.43 : 0.33 : 0.15 pass; one edge 5x below the
 # others' mean does not.
-{ echo "$HDR"; echo "all,thread,0,1,100"; echo "all,thread,1,2,43"; echo "all,thread,2,3,15"; echo "all,thread,0,3,33"; } >"$tmp/m.csv"
+csv all,thread,0,1,100 all,thread,1,2,43 all,thread,2,3,15 all,thread,0,3,33 >"$tmp/m.csv"
 pass "uneven honest ring" -n 4 -e "$(pat_ring 4)" "$tmp/m.csv"
-{ echo "$HDR"; echo "all,thread,0,1,100"; echo "all,thread,1,2,100"; echo "all,thread,2,3,15"; echo "all,thread,0,3,100"; } >"$tmp/m.csv"
+csv all,thread,0,1,100 all,thread,1,2,100 all,thread,2,3,15 all,thread,0,3,100 >"$tmp/m.csv"
 fails "ring with one edge at 0.19 of the mean" -n 4 -e "$(pat_ring 4)" "$tmp/m.csv"
 # Four of six pairs, nothing else: not uniform.
-{ echo "$HDR"; for c in 0,1 1,2 2,3 0,3; do echo "all,thread,$c,100"; done; } >"$tmp/m.csv"
+csv all,thread,0,1,100 all,thread,1,2,100 all,thread,2,3,100 all,thread,0,3,100 >"$tmp/m.csv"
 fails "a ring checked as uniform" -n 4 -e "$(pat_all 4)" "$tmp/m.csv"
 # A ring with one edge missing.
 mk "$tmp/m.csv" 4 "0-1,1-2,2-3"
@@ -135,12 +134,11 @@ fails "star on thread 1" -n 4 -e "$(pat_star 4)" "$tmp/m.csv"
 mk "$tmp/m.csv" 4 "$P" upper 0.25
 fails "pairs over a 25% background" -n 4 -e "$P" "$tmp/m.csv"
 # Mass on the diagonal (a thread with itself) counts against.
-{ echo "$HDR"; echo "all,thread,0,1,100"; echo "all,thread,2,3,100"; echo "all,thread,1,1,100"; } >"$tmp/m.csv"
+csv all,thread,0,1,100 all,thread,2,3,100 all,thread,1,1,100 >"$tmp/m.csv"
 fails "diagonal mass" -n 4 -e "$P" "$tmp/m.csv"
 pass "diagonal mass designed (core level style)" -n 4 -e "0-1,2-3,1-1" "$tmp/m.csv"
 # Only thread-level rows of the chosen matrix count.
-{ echo "$HDR"; echo "fs,thread,0,1,100"; echo "fs,thread,2,3,90"; echo "all,thread,0,2,100"; echo "all,thread,1,3,100";
-  echo "fs,core,0,2,1000"; } >"$tmp/m.csv"
+csv fs,thread,0,1,100 fs,thread,2,3,90 all,thread,0,2,100 all,thread,1,3,100 fs,core,0,2,1000 >"$tmp/m.csv"
 pass "fs rows" -k fs -n 4 -e "$P" "$tmp/m.csv"
 fails "all rows are another pattern" -k all -n 4 -e "$P" "$tmp/m.csv"
 pass "core rows" -k fs -l core -n 4 -e "0-2" "$tmp/m.csv"
@@ -152,12 +150,12 @@ pass "columns by name, CRLF, exponents" -n 4 -e "$P" "$tmp/m.csv"
 
 # ---- the worker-to-index map ----
 # Workers 0..3 are indices 0,2,1,3 (say a helper thread came between).
-{ echo "$HDR"; echo "all,thread,0,2,100"; echo "all,thread,1,3,110"; } >"$tmp/m.csv"
+csv all,thread,0,2,100 all,thread,1,3,110 >"$tmp/m.csv"
 printf '0 0\n1 2\n2 1\n3 3\n' >"$tmp/map"
 pass "mapped pairs" -m "$tmp/map" -n 4 -e "$P" "$tmp/m.csv"
 fails "the same without the map" -n 4 -e "$P" "$tmp/m.csv"
 # Index 5 is no worker: its cells count against.
-{ echo "$HDR"; echo "all,thread,0,2,100"; echo "all,thread,1,3,100"; echo "all,thread,0,5,60"; } >"$tmp/m.csv"
+csv all,thread,0,2,100 all,thread,1,3,100 all,thread,0,5,60 >"$tmp/m.csv"
 fails "a stranger thread with 23% of the mass" -m "$tmp/map" -n 4 -e "$P" "$tmp/m.csv"
 printf '0 0\n1 2\n2 1\n2 3\n' >"$tmp/map"
 usage_err "a worker mapped twice" -m "$tmp/map" -n 4 -e "$P" "$tmp/m.csv"
@@ -167,21 +165,21 @@ usage_err "an index mapped twice" -m "$tmp/map" -n 4 -e "$P" "$tmp/m.csv"
 # ---- malformed input: the tool's output is wrong, exit 1 ----
 printf 'matrix,level,from,to\nall,thread,0,1\n' >"$tmp/m.csv"
 fails "no count column" -n 4 -e "$P" "$tmp/m.csv"
-printf '%s\nall,thread,0,1,"1,000"\n' "$HDR" >"$tmp/m.csv"
+csv 'all,thread,0,1,"1,000"' >"$tmp/m.csv"
 fails "quoted field" -n 4 -e "$P" "$tmp/m.csv"
-printf '%s\nall,thread,0,1,1,000\nall,thread,2,3,1000\n' "$HDR" >"$tmp/m.csv"
+csv all,thread,0,1,1,000 all,thread,2,3,1000 >"$tmp/m.csv"
 fails "thousands separator, unquoted" -n 4 -e "$P" "$tmp/m.csv"
-printf '%s\nall,thread,0,1,1 000\n' "$HDR" >"$tmp/m.csv"
+csv 'all,thread,0,1,1 000' >"$tmp/m.csv"
 fails "thousands separator, a space" -n 4 -e "$P" "$tmp/m.csv"
-printf '%s\nall,thread,0,1,-5\nall,thread,2,3,5\n' "$HDR" >"$tmp/m.csv"
+csv all,thread,0,1,-5 all,thread,2,3,5 >"$tmp/m.csv"
 fails "negative count" -n 4 -e "$P" "$tmp/m.csv"
-printf '%s\nall,thread,0,x,5\n' "$HDR" >"$tmp/m.csv"
+csv all,thread,0,x,5 >"$tmp/m.csv"
 fails "bad index" -n 4 -e "$P" "$tmp/m.csv"
-printf '%s\nall,thread,0,1,5\nall,thread,0,1,5\nall,thread,2,3,5\n' "$HDR" >"$tmp/m.csv"
+csv all,thread,0,1,5 all,thread,0,1,5 all,thread,2,3,5 >"$tmp/m.csv"
 fails "duplicate cell" -n 4 -e "$P" "$tmp/m.csv"
-printf '%s\nall,thread,0,1,5\nall,thread,1,0,7\nall,thread,2,3,5\n' "$HDR" >"$tmp/m.csv"
+csv all,thread,0,1,5 all,thread,1,0,7 all,thread,2,3,5 >"$tmp/m.csv"
 fails "not symmetric" -n 4 -e "$P" "$tmp/m.csv"
-printf '%s\nall,thread,0,1,0\nall,thread,2,3,0\n' "$HDR" >"$tmp/m.csv"
+csv all,thread,0,1,0 all,thread,2,3,0 >"$tmp/m.csv"
 fails "all zero" -n 4 -e "$P" "$tmp/m.csv"
 : >"$tmp/m.csv"
 fails "empty file" -n 4 -e "$P" "$tmp/m.csv"
@@ -198,12 +196,15 @@ usage_err "no such file" -n 4 -e "$P" "$tmp/nonexistent.csv"
 # ---- lib helpers on a fake run "f" ----
 printf 'key,value\nall_total,2000.5\nts_total,1500.25\nfs_total,500.25\nsamples,99\n' >"$tmp/f.summary.csv"
 [ "$(comm_sum f all_total)" = "2000.5" ] || fail "comm_sum all_total: $(comm_sum f all_total)"
-t=$(comm_totals f) || fail "comm_totals on consistent totals"
-[ "$t" = "2000.5 1500.25 500.25" ] || fail "comm_totals: $t"
+comm_totals f
+[ "$all $ts $fs" = "2000.5 1500.25 500.25" ] || fail "comm_totals: $all $ts $fs"
+(comm_no_fs f >/dev/null 2>&1) && fail "comm_no_fs: fs 500.25 of all 2000.5 must fail"
 [ "$(comm_ratio 500.25 2000.5)" = "0.2501" ] || fail "comm_ratio: $(comm_ratio 500.25 2000.5)"
 [ "$(comm_ratio 1 0)" = "none" ] || fail "comm_ratio by 0: $(comm_ratio 1 0)"
 printf 'key,value\nall_total,2000\nts_total,1000\nfs_total,500\n' >"$tmp/g.summary.csv"
 (comm_totals g >/dev/null 2>&1) && fail "comm_totals: ts + fs != all must fail"
+printf 'key,value\nall_total,2000\nts_total,1800\nfs_total,200\n' >"$tmp/g.summary.csv"
+comm_no_fs g
 printf 'key,value\nall_total,1 000\nts_total,1000\nfs_total,0\n' >"$tmp/h.summary.csv"
 (comm_sum h all_total >/dev/null 2>&1) && fail "comm_sum: '1 000' must fail"
 (comm_assert "1 > 2" "x" 2>/dev/null) && fail "comm_assert 1 > 2 must fail"
@@ -218,7 +219,7 @@ printf '0 100\n1 999\n' >"$tmp/f.tids"
 (comm_map f >/dev/null 2>&1) && fail "comm_map: an unknown tid must fail"
 printf '0 100\n1 101\n2 102\n' >"$tmp/f.tids"
 comm_map f 2>/dev/null
-{ echo "$HDR"; echo "all,thread,0,2,7.5"; echo "all,thread,3,2,2"; echo "fs,thread,2,0,1"; } >"$tmp/f.matrix.csv"
+csv all,thread,0,2,7.5 all,thread,3,2,2 fs,thread,2,0,1 >"$tmp/f.matrix.csv"
 [ "$(comm_cell f all 0 1)" = "7.5" ] || fail "comm_cell f all 0 1: $(comm_cell f all 0 1)"
 [ "$(comm_cell f all 2 1)" = "2" ] || fail "comm_cell f all 2 1: $(comm_cell f all 2 1)"
 [ "$(comm_cell f fs 1 0)" = "1" ] || fail "comm_cell f fs 1 0: $(comm_cell f fs 1 0)"

@@ -21,13 +21,10 @@ set -u
 comm_init comm_padding
 
 comm_run unpadded comm_padding -n 4 -t 1
-t=$(comm_totals unpadded) || exit 1
-set -- $t
-all_u=$1 fs_u=$3
+comm_totals unpadded
+all_u=$all fs_u=$fs
 comm_assert "$fs_u >= 0.8 * $all_u" "unpadded: fs_total $fs_u of all_total $all_u; the design is all false sharing"
 comm_check unpadded fs "$(pat_all 4)"
-comm_view unpadded objects
-comm_view unpadded lines
 fs_obj=$(comm_obj unpadded objects counters fs) || exit 1
 ts_obj=$(comm_obj unpadded objects counters ts) || exit 1
 echo "unpadded: counters fs $fs_obj ts $ts_obj; fs_total $fs_u"
@@ -38,11 +35,10 @@ comm_assert "$ts_obj <= 0.1 * ($ts_obj + $fs_obj)" "unpadded: true sharing $ts_o
 addr=$(sed -n 's/^comm_padding: .* counters=\(0x[0-9a-f]*\).*/\1/p' "$tmp/unpadded.out")
 [ -n "$addr" ] || fail "unpadded: the workload did not print the address of counters"
 want=$(comm_addr "$addr")
-comm_cols "$tmp/unpadded.lines.csv" line object fs >"$tmp/lines" 2>"$tmp/colerr" ||
-	fail "lines view: $(cat "$tmp/colerr")"
+comm_viewcols unpadded lines line object fs >"$tmp/lines"
 fs_line=0
-while IFS='	' read -r line _obj fs; do
-	[ "$(comm_addr "$line")" = "$want" ] && fs_line=$fs
+while IFS='	' read -r line _obj lfs; do
+	[ "$(comm_addr "$line")" = "$want" ] && fs_line=$lfs
 done <"$tmp/lines"
 echo "unpadded: fs on the line at $addr: $fs_line"
 comm_assert "$fs_line >= 0.9 * $fs_obj" \
@@ -50,7 +46,6 @@ comm_assert "$fs_line >= 0.9 * $fs_obj" \
 
 comm_run padded comm_padding -n 4 -p -t 1
 all_p=$(comm_sum padded all_total) || exit 1
-comm_view padded objects
 fs_obj_p=$(comm_obj padded objects counters fs) || exit 1
 echo "padded: counters fs $fs_obj_p, all_total $all_p"
 comm_assert "$fs_obj_p <= 0.05 * $fs_obj" "padded: fs on counters $fs_obj_p, unpadded $fs_obj; padding must remove it"

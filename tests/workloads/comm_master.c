@@ -31,150 +31,45 @@
  *   -n THREADS   2..64 threads (master + N-1 workers), default 4
  *   -w WORK      private stores per task word in a worker, 0..10000,
  *                default 0
- *   -t SECONDS   wall time of the loop, default 1
- *   -y USEC      sched_yield about every USEC us of running (0: never, default)
- *   -m MSEC      move to a random allowed CPU every MSEC ms (0: never;
- *                default 0.5), see below
- *   -T FILE      write "worker tid" per thread to FILE after the run
+ * and the options of every comm workload, see comm_common.h.
  *
- * Every thread moves itself to a random one of the allowed CPUs every
- * MSEC ms.  With fewer cores than threads, the scheduler's placement
- * would otherwise decide which pairs ever run side by side (threads kept
- * on one core only take turns), and sampled detection sees pairs that run
- * side by side many times more often; moving makes that equal for every
- * pair over a run.
- *
- * Worker 0 is the main thread; workers 1..N-1 are created in order, so
- * worker k is cdt thread index k.  Prints one summary line; exit 0, 1 if
+ * Worker k is cdt thread index k.  Prints one summary line; exit 0, 1 if
  * the self-check fails (a result for a task not given, a foreign value,
  * or a worker that never answered or never saw a task), 2 on bad usage.
  */
-#include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-
 #define MAX_THREADS 64
 #define SLOTS 8   /* words (lines) per area */
 #define BATCH 128 /* passes between clock reads */
 /* A word holds the writer's index in the top byte and a task number below. */
 #define TAG_SHIFT 56
 #define NUM_MASK ((1ull << TAG_SHIFT) - 1)
-
-struct line {
-	_Alignas(64) _Atomic uint64_t v;
-};
+#define COMM_NAME "comm_master"
+#define COMM_USAGE "[-n THREADS 2.." COMM_STR(MAX_THREADS) "] [-w WORK]"
+#include "comm_common.h"
 
 struct area {
-	struct line w[SLOTS];
+	struct comm_line w[SLOTS];
 };
 
 static struct area tasks[MAX_THREADS], results[MAX_THREADS];
-static struct line scratch[MAX_THREADS];
+static struct comm_line scratch[MAX_THREADS];
 
 struct worker {
-	_Alignas(64) pthread_t th;
-	int k;
-	pid_t tid;
+	_Alignas(64) struct comm_worker c;
 	uint64_t passes, fresh, bad;
 };
 
 static struct worker workers[MAX_THREADS];
-static pthread_barrier_t start;
-static double t_start;
-static int nthreads = 4, work = 0;
-static double seconds = 1.0, yield_us = 0, move_ms = 0.5;
-static const char *tidfile;
+static int work = 0;
 
-static void usage(void)
+static void master(struct comm_worker *c)
 {
-	fprintf(stderr, "usage: comm_master [-n THREADS 2..%d] [-w WORK] [-t SECONDS] "
-			"[-y USEC] [-m MSEC] [-T FILE]\n",
-		MAX_THREADS);
-	exit(2);
-}
-
-static double num(const char *s, double lo, double hi)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-
-	if (errno || end == s || *end || !(v >= lo && v <= hi))
-		usage();
-	return v;
-}
-
-static int inum(const char *s, int lo, int hi)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-
-	if (errno || end == s || *end || v < lo || v > hi)
-		usage();
-	return (int)v;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Words from one line to the next, for stepping through an area. */
-#define STEP (sizeof(struct line) / sizeof(uint64_t))
-
-/* Random re-pinning (-m): the CPUs this process may use, found at start. */
-static int cpus[CPU_SETSIZE], ncpus;
-
-static void migrate_init(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		for (int c = 0; c < CPU_SETSIZE; c++)
-			if (CPU_ISSET(c, &set))
-				cpus[ncpus++] = c;
-}
-
-/* Pin the calling thread to one allowed CPU, picked at random. */
-static void migrate(uint64_t *s)
-{
-	cpu_set_t one;
-
-	if (ncpus < 2)
-		return;
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	CPU_ZERO(&one);
-	CPU_SET(cpus[*s % (uint64_t)ncpus], &one);
-	pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
-}
-
-static void master(struct worker *w)
-{
+	struct worker *w = (struct worker *)c;
 	const int n = nthreads;
-	const double secs = seconds, ydelay = yield_us * 1e-6; /* locals: no loads in the loop */
 	uint64_t task = 0, passes = 0, bad = 0;
+	struct comm_clock clk = comm_start(c->k);
 
-	pthread_barrier_wait(&start);
-	const double end = t_start + secs;
-	double next_yield = t_start + ydelay;
-	const double mdelay = move_ms * 1e-3;
-	uint64_t mx = 0x9e3779b97f4a7c15ull ^ (uint64_t)(w->k + 1) << 32; /* never 0 */
-	double next_move = t_start; /* a random CPU to start with */
-
-	for (;;) {
+	do {
 		for (int b = 0; b < BATCH; b++) {
 			task++;
 			for (int k = 1; k < n; k++) {
@@ -182,8 +77,8 @@ static void master(struct worker *w)
 				const uint64_t ktag = (uint64_t)k << TAG_SHIFT;
 
 				for (int i = 0; i < SLOTS; i++) {
-					atomic_store_explicit(&t[i * STEP], task, memory_order_relaxed);
-					uint64_t v = atomic_load_explicit(&r[i * STEP], memory_order_relaxed);
+					atomic_store_explicit(&t[i * COMM_STEP], task, memory_order_relaxed);
+					uint64_t v = atomic_load_explicit(&r[i * COMM_STEP], memory_order_relaxed);
 
 					/* Worker k's tag and a task already given, in
 					 * one compare (fewer registers: no spills). */
@@ -192,108 +87,56 @@ static void master(struct worker *w)
 			}
 		}
 		passes += BATCH;
-		double t = now();
-		if (t >= end)
-			break;
-		if (ydelay > 0 && t >= next_yield) {
-			sched_yield();
-			next_yield = t + ydelay;
-		}
-		if (mdelay > 0 && t >= next_move) {
-			migrate(&mx);
-			next_move = t + mdelay;
-		}
-	}
+	} while (!comm_time_up(&clk));
 	w->passes = passes;
 	w->bad = bad;
 }
 
-static void *worker(void *p)
+static void worker(struct comm_worker *c)
 {
-	struct worker *w = p;
-	const uint64_t mytag = (uint64_t)w->k << TAG_SHIFT;
-	_Atomic uint64_t *t = &tasks[w->k].w[0].v, *r = &results[w->k].w[0].v;
-	_Atomic uint64_t *mine = &scratch[w->k].v;
-	const int nwork = work;
-	const double secs = seconds, ydelay = yield_us * 1e-6;
+	struct worker *w = (struct worker *)c;
+	const uint64_t mytag = (uint64_t)c->k << TAG_SHIFT;
+	_Atomic uint64_t *t = &tasks[c->k].w[0].v, *r = &results[c->k].w[0].v;
+	_Atomic uint64_t *mine = &scratch[c->k].v;
+	const int nwork = work; /* a local: no load in the loop */
 	uint64_t passes = 0, fresh = 0, bad = 0;
 
-	w->tid = gettid();
 	/* Result 0 means "none yet", under the worker's own tag. */
 	for (int i = 0; i < SLOTS; i++)
-		atomic_store_explicit(&r[i * STEP], mytag, memory_order_relaxed);
-	pthread_barrier_wait(&start);
-	const double end = t_start + secs;
-	double next_yield = t_start + ydelay;
-	const double mdelay = move_ms * 1e-3;
-	uint64_t mx = 0x9e3779b97f4a7c15ull ^ (uint64_t)(w->k + 1) << 32; /* never 0 */
-	double next_move = t_start; /* a random CPU to start with */
+		atomic_store_explicit(&r[i * COMM_STEP], mytag, memory_order_relaxed);
+	struct comm_clock clk = comm_start(c->k);
 
-	for (;;) {
+	do {
 		for (int b = 0; b < BATCH; b++) {
 			for (int i = 0; i < SLOTS; i++) {
-				uint64_t v = atomic_load_explicit(&t[i * STEP], memory_order_relaxed);
+				uint64_t v = atomic_load_explicit(&t[i * COMM_STEP], memory_order_relaxed);
 
 				bad += (v >> TAG_SHIFT) != 0; /* the master's tag is 0 */
 				fresh += v != 0;
 				for (int j = 0; j < nwork; j++)
 					atomic_store_explicit(mine, v + (uint64_t)j, memory_order_relaxed);
-				atomic_store_explicit(&r[i * STEP], mytag | (v & NUM_MASK), memory_order_relaxed);
+				atomic_store_explicit(&r[i * COMM_STEP], mytag | (v & NUM_MASK), memory_order_relaxed);
 			}
 		}
 		passes += BATCH;
-		double now_t = now();
-		if (now_t >= end)
-			break;
-		if (ydelay > 0 && now_t >= next_yield) {
-			sched_yield();
-			next_yield = now_t + ydelay;
-		}
-		if (mdelay > 0 && now_t >= next_move) {
-			migrate(&mx);
-			next_move = now_t + mdelay;
-		}
-	}
+	} while (!comm_time_up(&clk));
 	w->passes = passes;
 	w->fresh = fresh;
 	w->bad = bad;
-	return NULL;
+}
+
+static void option(int c, const char *arg)
+{
+	switch (c) {
+	case 'n': nthreads = inum(arg, 2, MAX_THREADS); break;
+	case 'w': work = inum(arg, 0, 10000); break;
+	}
 }
 
 int main(int argc, char **argv)
 {
-	int c;
-
-	while ((c = getopt(argc, argv, "n:w:t:y:m:T:h")) != -1) {
-		switch (c) {
-		case 'n': nthreads = inum(optarg, 2, MAX_THREADS); break;
-		case 'w': work = inum(optarg, 0, 10000); break;
-		case 't': seconds = num(optarg, 0.001, 3600); break;
-		case 'y': yield_us = num(optarg, 0, 1e7); break;
-		case 'm': move_ms = num(optarg, 0, 1e6); break;
-		case 'T': tidfile = optarg; break;
-		default: usage();
-		}
-	}
-	if (optind != argc)
-		usage();
-
-	migrate_init();
-	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
-	for (int k = 0; k < nthreads; k++)
-		workers[k].k = k;
-	for (int k = 1; k < nthreads; k++) {
-		int e = pthread_create(&workers[k].th, NULL, worker, &workers[k]);
-		if (e) {
-			fprintf(stderr, "comm_master: pthread_create: %s\n", strerror(e));
-			return 2;
-		}
-	}
-	workers[0].tid = gettid();
-	t_start = now(); /* published to the workers by the barrier */
-	master(&workers[0]);
-	for (int k = 1; k < nthreads; k++)
-		pthread_join(workers[k].th, NULL);
+	comm_options(argc, argv, "n:w:" COMM_OPTS, NULL, option);
+	comm_run(workers, sizeof(*workers), master, worker);
 
 	/* Every worker has answered some task (result 0 means none yet). */
 	uint64_t passes = 0, minans = UINT64_MAX;
@@ -311,20 +154,5 @@ int main(int argc, char **argv)
 	       "min_last_answer=%llu\n",
 	       nthreads, work, seconds, (unsigned long long)workers[0].passes, (unsigned long long)passes,
 	       (unsigned long long)minans);
-	if (tidfile) {
-		FILE *f = fopen(tidfile, "w");
-		if (!f) {
-			fprintf(stderr, "comm_master: %s: %s\n", tidfile, strerror(errno));
-			return 2;
-		}
-		for (int k = 0; k < nthreads; k++)
-			fprintf(f, "%d %d\n", k, (int)workers[k].tid);
-		fclose(f);
-	}
-	if (bad) {
-		fprintf(stderr, "comm_master: self-check failed "
-				"(a wrong or foreign value, or a silent worker)\n");
-		return 1;
-	}
-	return 0;
+	return comm_finish(bad, "a wrong or foreign value, or a silent worker");
 }

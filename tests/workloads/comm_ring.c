@@ -32,166 +32,61 @@
  *                  [-y USEC] [-m MSEC] [-T FILE]
  *   -n THREADS   2..64 threads, default 4 (a ring of 2 is one pair)
  *   -c, --chain  linear chain instead of a ring
- *   -t SECONDS   wall time of the loop, default 1
- *   -y USEC      sched_yield about every USEC us of running (0: never, default)
- *   -m MSEC      move to a random allowed CPU every MSEC ms (0: never;
- *                default 0.5), see below
- *   -T FILE      write "worker tid" per thread to FILE after the run
+ * and the options of every comm workload, see comm_common.h.
  *
- * Every thread moves itself to a random one of the allowed CPUs every
- * MSEC ms.  With fewer cores than threads, the scheduler's placement
- * would otherwise decide which pairs ever run side by side (threads kept
- * on one core only take turns), and sampled detection sees pairs that run
- * side by side many times more often; moving makes that equal for every
- * pair over a run.
- *
- * Worker 0 is the main thread; workers 1..N-1 are created in order, so
- * worker k is cdt thread index k.  Prints one summary line; exit 0, 1 if
+ * Worker k is cdt thread index k.  Prints one summary line; exit 0, 1 if
  * the self-check fails (a value not from the predecessor, a count that
  * went backwards, or a consumer that never saw a new value), 2 on bad
  * usage.
  */
-#include <errno.h>
-#include <getopt.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-
 #define MAX_THREADS 64
 #define SLOTS 8   /* words (lines) per channel */
 #define BATCH 128 /* passes over the slots between clock reads */
 /* A slot holds the writer's index in the top byte and a count below. */
 #define TAG_SHIFT 56
 #define COUNT_MASK ((1ull << TAG_SHIFT) - 1)
-
-struct line {
-	_Alignas(64) _Atomic uint64_t v;
-};
+#define COMM_NAME "comm_ring"
+#define COMM_USAGE "[-n THREADS 2.." COMM_STR(MAX_THREADS) "] [-c|--chain]"
+#include "comm_common.h"
 
 struct channel {
-	struct line slot[SLOTS];
+	struct comm_line slot[SLOTS];
 };
 
 static struct channel channels[MAX_THREADS];
 
 struct worker {
-	_Alignas(64) pthread_t th;
-	int k;
-	pid_t tid;
+	_Alignas(64) struct comm_worker c;
 	uint64_t passes, fresh, bad;
 };
 
 static struct worker workers[MAX_THREADS];
-static pthread_barrier_t start;
-static double t_start;
-static int nthreads = 4, chain;
-static double seconds = 1.0, yield_us = 0, move_ms = 0.5;
-static const char *tidfile;
+static int chain;
 
-static void usage(void)
+static void run(struct comm_worker *c)
 {
-	fprintf(stderr, "usage: comm_ring [-n THREADS 2..%d] [-c|--chain] [-t SECONDS] "
-			"[-y USEC] [-m MSEC] [-T FILE]\n",
-		MAX_THREADS);
-	exit(2);
-}
-
-static double num(const char *s, double lo, double hi)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-
-	if (errno || end == s || *end || !(v >= lo && v <= hi))
-		usage();
-	return v;
-}
-
-static int inum(const char *s, int lo, int hi)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-
-	if (errno || end == s || *end || v < lo || v > hi)
-		usage();
-	return (int)v;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Random re-pinning (-m): the CPUs this process may use, found at start. */
-static int cpus[CPU_SETSIZE], ncpus;
-
-static void migrate_init(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		for (int c = 0; c < CPU_SETSIZE; c++)
-			if (CPU_ISSET(c, &set))
-				cpus[ncpus++] = c;
-}
-
-/* Pin the calling thread to one allowed CPU, picked at random. */
-static void migrate(uint64_t *s)
-{
-	cpu_set_t one;
-
-	if (ncpus < 2)
-		return;
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	CPU_ZERO(&one);
-	CPU_SET(cpus[*s % (uint64_t)ncpus], &one);
-	pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
-}
-
-static void *run(void *p)
-{
-	struct worker *w = p;
-	const int n = nthreads, k = w->k;
+	struct worker *w = (struct worker *)c;
+	const int n = nthreads, k = c->k;
 	/* The source of a chain has no input channel, its sink no output. */
 	_Atomic uint64_t *in = chain && k == 0 ? NULL : &channels[(k + n - 1) % n].slot[0].v;
 	_Atomic uint64_t *out = chain && k == n - 1 ? NULL : &channels[k].slot[0].v;
 	const uint64_t pred = (uint64_t)((k + n - 1) % n), mytag = (uint64_t)k << TAG_SHIFT;
-	const size_t step = sizeof(struct line) / sizeof(*in); /* words from slot to slot */
-	const double secs = seconds, ydelay = yield_us * 1e-6; /* locals: no loads in the loop */
 	uint64_t last = 0, passes = 0, fresh = 0, bad = 0, seq = 0;
 
-	w->tid = gettid();
 	/* The producer starts its channel at count 0, under its own tag. */
 	if (out)
 		for (int i = 0; i < SLOTS; i++)
-			atomic_store_explicit(&out[i * step], mytag, memory_order_relaxed);
-	pthread_barrier_wait(&start);
-	const double end = t_start + secs;
-	double next_yield = t_start + ydelay;
-	const double mdelay = move_ms * 1e-3;
-	uint64_t mx = 0x9e3779b97f4a7c15ull ^ (uint64_t)(w->k + 1) << 32; /* never 0 */
-	double next_move = t_start; /* a random CPU to start with */
+			atomic_store_explicit(&out[i * COMM_STEP], mytag, memory_order_relaxed);
+	struct comm_clock clk = comm_start(k);
 
-	for (;;) {
+	do {
 		for (int b = 0; b < BATCH; b++) {
 			seq++;
 			for (int i = 0; i < SLOTS; i++) {
 				uint64_t c = 0;
 
 				if (in) {
-					uint64_t v = atomic_load_explicit(&in[i * step], memory_order_relaxed);
+					uint64_t v = atomic_load_explicit(&in[i * COMM_STEP], memory_order_relaxed);
 
 					c = v & COUNT_MASK;
 					/* Only the predecessor writes here, and (slot 0
@@ -207,27 +102,23 @@ static void *run(void *p)
 				/* Plus the own pass number: every store carries
 				 * new data, and counts still never go back. */
 				if (out)
-					atomic_store_explicit(&out[i * step], mytag | ((c + seq) & COUNT_MASK),
+					atomic_store_explicit(&out[i * COMM_STEP], mytag | ((c + seq) & COUNT_MASK),
 							      memory_order_relaxed);
 			}
 		}
 		passes += BATCH;
-		double t = now();
-		if (t >= end)
-			break;
-		if (ydelay > 0 && t >= next_yield) {
-			sched_yield();
-			next_yield = t + ydelay;
-		}
-		if (mdelay > 0 && t >= next_move) {
-			migrate(&mx);
-			next_move = t + mdelay;
-		}
-	}
+	} while (!comm_time_up(&clk));
 	w->passes = passes;
 	w->fresh = in ? fresh : 1;
 	w->bad = bad;
-	return NULL;
+}
+
+static void option(int c, const char *arg)
+{
+	switch (c) {
+	case 'n': nthreads = inum(arg, 2, MAX_THREADS); break;
+	case 'c': chain = 1; break;
+	}
 }
 
 int main(int argc, char **argv)
@@ -237,37 +128,9 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
 
-	while ((c = getopt_long(argc, argv, "n:ct:y:m:T:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n': nthreads = inum(optarg, 2, MAX_THREADS); break;
-		case 'c': chain = 1; break;
-		case 't': seconds = num(optarg, 0.001, 3600); break;
-		case 'y': yield_us = num(optarg, 0, 1e7); break;
-		case 'm': move_ms = num(optarg, 0, 1e6); break;
-		case 'T': tidfile = optarg; break;
-		default: usage();
-		}
-	}
-	if (optind != argc)
-		usage();
-
-	migrate_init();
-	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
-	for (int k = 0; k < nthreads; k++)
-		workers[k].k = k;
-	for (int k = 1; k < nthreads; k++) {
-		int e = pthread_create(&workers[k].th, NULL, run, &workers[k]);
-		if (e) {
-			fprintf(stderr, "comm_ring: pthread_create: %s\n", strerror(e));
-			return 2;
-		}
-	}
-	t_start = now(); /* published to the workers by the barrier */
-	run(&workers[0]);
-	for (int k = 1; k < nthreads; k++)
-		pthread_join(workers[k].th, NULL);
+	comm_options(argc, argv, "n:c" COMM_OPTS, longopts, option);
+	comm_run(workers, sizeof(*workers), run, run);
 
 	uint64_t passes = 0, fresh = 0, minfresh = UINT64_MAX;
 	int bad = 0;
@@ -280,20 +143,5 @@ int main(int argc, char **argv)
 	printf("comm_ring: threads=%d mode=%s seconds=%.3f passes=%llu fresh_reads=%llu min_fresh=%llu\n",
 	       nthreads, chain ? "chain" : "ring", seconds, (unsigned long long)passes,
 	       (unsigned long long)fresh, (unsigned long long)minfresh);
-	if (tidfile) {
-		FILE *f = fopen(tidfile, "w");
-		if (!f) {
-			fprintf(stderr, "comm_ring: %s: %s\n", tidfile, strerror(errno));
-			return 2;
-		}
-		for (int k = 0; k < nthreads; k++)
-			fprintf(f, "%d %d\n", k, (int)workers[k].tid);
-		fclose(f);
-	}
-	if (bad) {
-		fprintf(stderr, "comm_ring: self-check failed "
-				"(foreign or backward values, or no data arrived)\n");
-		return 1;
-	}
-	return 0;
+	return comm_finish(bad, "foreign or backward values, or no data arrived");
 }

@@ -8,6 +8,8 @@
 #   comm_run TAG WORKLOAD ARGS...   profile build/workloads/WORKLOAD under
 #                                   `cdt comm`, with the workload's tid file
 #   comm_check TAG KIND CELLS [checker options]
+#   comm_totals TAG                 sets all, ts, fs (comm_no_fs TAG: and
+#                                   checks fs is at most 10% of all)
 #   ...
 # Files of a run TAG in $tmp: TAG.data, TAG.out/.err (cdt's stdout, with
 # the workload's summary line, and stderr), TAG.tids (worker tid), the
@@ -77,14 +79,23 @@ comm_view() {
 	[ -s "$tmp/$1.$2.csv" ] || fail "cdt report --csv --view=$2 ($1): empty output"
 }
 
+# comm_viewcols TAG VIEW COL...: comm_cols of view VIEW of run TAG (made
+# with comm_view if not there yet).
+comm_viewcols() {
+	_vtag=$1 _view=$2
+	shift 2
+	[ -s "$tmp/$_vtag.$_view.csv" ] || comm_view "$_vtag" "$_view"
+	comm_cols "$tmp/$_vtag.$_view.csv" "$@" 2>"$tmp/$_vtag.colerr" ||
+		fail "$_view view ($_vtag): $(cat "$tmp/$_vtag.colerr")"
+}
+
 # comm_map TAG: $tmp/TAG.map, "worker index" for every worker, from the
 # workload's tids and the threads view.  Every worker must be a thread of
 # the profile.  cdt numbers threads in creation order from 0 = main, and
 # the workloads create worker k as the k-th thread, so the map should be
 # the identity; the tests go by tids all the same.
 comm_map() {
-	comm_cols "$tmp/$1.threads.csv" index tid >"$tmp/$1.itid" 2>"$tmp/$1.colerr" ||
-		fail "threads view ($1): $(cat "$tmp/$1.colerr")"
+	comm_viewcols "$1" threads index tid >"$tmp/$1.itid"
 	awk -F'\t' 'FILENAME == ARGV[1] { idx[$2] = $1; next }
 		!($2 in idx) { print "worker " $1 " (tid " $2 ") is not in the threads view" > "/dev/stderr"; bad = 1; next }
 		{ print $1, idx[$2] }
@@ -113,8 +124,7 @@ comm_check() {
 
 # comm_sum TAG KEY: the value of KEY in the summary view of run TAG.
 comm_sum() {
-	comm_cols "$tmp/$1.summary.csv" key value >"$tmp/$1.kv" 2>"$tmp/$1.colerr" ||
-		fail "summary view ($1): $(cat "$tmp/$1.colerr")"
+	comm_viewcols "$1" summary key value >"$tmp/$1.kv"
 	_val=$(awk -F'\t' -v k="$2" '$1 == k { print $2; n++ } END { exit n != 1 }' "$tmp/$1.kv") ||
 		fail "summary view ($1): expected one row $2; got: $(cat "$tmp/$1.summary.csv")"
 	comm_isnum "$_val" || fail "summary view ($1): $2 = '$_val' is not a plain number"
@@ -136,13 +146,11 @@ comm_cell() {
 }
 
 # comm_obj TAG VIEW NAME COL: the sum of column COL (ts or fs) over the
-# rows of view VIEW (objects or lines, read with comm_view first) whose
-# object is NAME: exactly, or NAME followed by a non-identifier character
-# (a renderer may add an offset or the module: "counters+8",
-# "counters [comm_padding]").
+# rows of view VIEW (objects or lines) whose object is NAME: exactly, or
+# NAME followed by a non-identifier character (a renderer may add an
+# offset or the module: "counters+8", "counters [comm_padding]").
 comm_obj() {
-	comm_cols "$tmp/$1.$2.csv" object "$4" >"$tmp/$1.$2.obj" 2>"$tmp/$1.colerr" ||
-		fail "$2 view ($1): $(cat "$tmp/$1.colerr")"
+	comm_viewcols "$1" "$2" object "$4" >"$tmp/$1.$2.obj"
 	awk -F'\t' -v name="$3" '
 	{ o = $1; if (substr(o, 1, length(name)) != name) next
 	  rest = substr(o, length(name) + 1); if (rest != "" && rest ~ /^[A-Za-z0-9_]/) next
@@ -177,17 +185,29 @@ comm_assert() {
 	awk "BEGIN { exit !($1) }" || fail "$2 (want $1)"
 }
 
-# comm_totals TAG: all_total ts_total fs_total of run TAG, checking
-# that all_total > 0 and ts_total + fs_total = all_total within 1%.  Use
-# as  t=$(comm_totals A) || exit 1  (fail only leaves the subshell).
+# comm_sums TAG: sets all, ts and fs to the all_total, ts_total and
+# fs_total of run TAG.  (Not in $(...): fail would only leave the
+# subshell.)
+comm_sums() {
+	all=$(comm_sum "$1" all_total) || exit 1
+	ts=$(comm_sum "$1" ts_total) || exit 1
+	fs=$(comm_sum "$1" fs_total) || exit 1
+}
+
+# comm_totals TAG: comm_sums, checking that all > 0 and ts + fs = all
+# within 1%.
 comm_totals() {
-	_all=$(comm_sum "$1" all_total) || exit 1
-	_ts=$(comm_sum "$1" ts_total) || exit 1
-	_fs=$(comm_sum "$1" fs_total) || exit 1
-	comm_assert "$_all > 0" "run $1: no communication detected (all_total = $_all)"
-	comm_assert "($_ts + $_fs - $_all) <= 0.01 * $_all && ($_all - $_ts - $_fs) <= 0.01 * $_all" \
-		"run $1: ts_total $_ts + fs_total $_fs != all_total $_all"
-	echo "$_all $_ts $_fs"
+	comm_sums "$1"
+	comm_assert "$all > 0" "run $1: no communication detected (all_total = $all)"
+	comm_assert "($ts + $fs - $all) <= 0.01 * $all && ($all - $ts - $fs) <= 0.01 * $all" \
+		"run $1: ts_total $ts + fs_total $fs != all_total $all"
+}
+
+# comm_no_fs TAG: comm_totals, and fs_total <= 10% of all_total, for the
+# designs without false sharing (10% is room for noise).
+comm_no_fs() {
+	comm_totals "$1"
+	comm_assert "$fs <= 0.1 * $all" "run $1: fs_total $fs of all_total $all; the design has no false sharing"
 }
 
 # Designed patterns as check_matrix cell lists, over workers 0..N-1.
