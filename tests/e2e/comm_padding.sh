@@ -14,6 +14,10 @@
 #   padded:
 #   - fs on counters <= 5% of the unpadded fs on counters, and all_total
 #     <= 10% of the unpadded all_total (same length, 1 s).
+#   unpadded --heap (the counters in one heap block from counters_new()):
+#   - fs on the heap object named after its allocation site,
+#     heap@comm_padding.c:LINE (counters_new), >= 80% of fs_total, and the
+#     findings name it as false sharing.
 # The 20%, 10% and 5% are room for sampling noise (stray matches around
 # thread start); the design itself gives 100% and 0%.
 set -u
@@ -43,6 +47,17 @@ done <"$tmp/lines"
 echo "unpadded: fs on the line at $addr: $fs_line"
 comm_assert "$fs_line >= 0.9 * $fs_obj" \
 	"unpadded: the line at &counters[0] = $addr has fs $fs_line of the $fs_obj on counters (lines view: $(head -n 5 "$tmp/unpadded.lines.csv" | tr '\n' ' '))"
+
+comm_run heap comm_padding -n 4 -H -t 1
+comm_totals heap
+fs_h=$fs
+obj=$(comm_viewcols heap objects object | grep -m1 '^heap@comm_padding\.c:[0-9]* (counters_new)$') ||
+	fail "heap: no object heap@comm_padding.c:N (counters_new) in the objects view: $(head -n 4 "$tmp/heap.objects.csv" | tr '\n' ' ')"
+fs_hobj=$(comm_obj heap objects "$obj" fs) || exit 1
+echo "heap: $obj fs $fs_hobj of fs_total $fs_h"
+comm_assert "$fs_hobj >= 0.8 * $fs_h" "heap: only $fs_hobj of fs_total $fs_h is on $obj"
+"$CDT" report -i "$tmp/heap.data" --view findings --width 200 | grep -q "false sharing on $obj" ||
+	fail "heap: the findings do not name false sharing on $obj"
 
 comm_run padded comm_padding -n 4 -p -t 1
 all_p=$(comm_sum padded all_total) || exit 1
