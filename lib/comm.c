@@ -123,10 +123,10 @@ static int grow(void *arrp, size_t *cap, size_t n, size_t elem)
 	if (n < *cap)
 		return 0;
 	ncap = *cap ? *cap * 2 : 64;
+	/* Not zeroed: pages of the spare room stay untouched until used. */
 	na = realloc(*arr, ncap * elem);
 	if (!na)
 		return -ENOMEM;
-	memset((char *)na + *cap * elem, 0, (ncap - *cap) * elem);
 	*arr = na;
 	*cap = ncap;
 	return 0;
@@ -270,6 +270,7 @@ static int name_row(struct idx_map *h, const char *name, void *arrp, size_t *n, 
 			free(dup);
 			return -ENOMEM;
 		}
+		memset((char *)*(void **)arrp + *n * elem, 0, elem);
 		/* name is the first member of both row types */
 		*(char **)((char *)*(void **)arrp + *n * elem) = dup;
 		*v = ++*n;
@@ -498,6 +499,7 @@ static int comm_acc_add(struct comm_acc *acc, const struct profile *p, const str
 			return -ENOMEM;
 		}
 		l = &m->lines[m->nlines];
+		memset(l, 0, sizeof(*l));
 		l->pid = c->pid;
 		l->time = c->time;
 		l->line = c->addr & ~63ull;

@@ -78,6 +78,12 @@ int comm_build(const struct profile *p, struct comm_model *m);
 void comm_free(struct comm_model *m);
 /* The model of p, built on first use and kept with the profile. */
 const struct comm_model *comm_of(const struct profile *p);
+/*
+ * profile.fold for comm: sums a REC_COMM record as it is read instead of
+ * keeping it (comm_of then finishes the sums).  0, 1 if r is not a comm
+ * record, or -errno.
+ */
+int comm_fold(struct profile *p, const struct rec_hdr *r);
 
 static inline double comm_cell(const struct comm_model *m, int level, int kind,
 			       size_t i, size_t j)

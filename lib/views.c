@@ -21,6 +21,22 @@ const struct tool_views *views_for(const char *tool)
 	return NULL;
 }
 
+int views_fold(struct profile *p, const struct rec_hdr *r)
+{
+	for (size_t i = 0; i < sizeof(all_views) / sizeof(all_views[0]); i++) {
+		int err = all_views[i]->fold ? all_views[i]->fold(p, r) : 1;
+
+		if (err <= 0)
+			return err;
+	}
+	return 1;
+}
+
+const char *view_thread_col(const struct profile *p, const char *name_r, const char *name)
+{
+	return p->merge ? name : name_r;
+}
+
 const struct view *views_find(const struct tool_views *tv, const char *name)
 {
 	for (const struct view *v = tv->views; v->name; v++)

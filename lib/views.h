@@ -10,6 +10,11 @@
 #include "profile.h"
 #include "table.h"
 
+/*
+ * A view leaves out rows past top and rows under min_share of its total
+ * (where rows have a share), and counts them in table.hidden.  Sorting by
+ * a column (--sort) is done on the whole table afterwards (cmd/report.c).
+ */
 struct view_opts {
 	size_t top;        /* rows at most; 0 = all */
 	const char *sort;  /* column name, or NULL for the view's default */
@@ -28,10 +33,14 @@ struct tool_views {
 	const char *tool;           /* profile meta "tool" */
 	const struct view *views;   /* NULL-terminated by name */
 	const char *const *report;  /* views of the default text report, in order */
+	/* profile.fold for the tool's records (NULL: they are kept). */
+	int (*fold)(struct profile *p, const struct rec_hdr *r);
 };
 
 const struct tool_views *views_for(const char *tool);
 const struct view *views_find(const struct tool_views *tv, const char *name);
+/* profile.fold of a report: each tool's fold gets the records it knows. */
+int views_fold(struct profile *p, const struct rec_hdr *r);
 
 /* views_record.c, views_comm.c */
 extern const struct tool_views views_record;
@@ -46,5 +55,8 @@ void view_code_loc(const struct profile *p, uint32_t pid, uint64_t time, uint64_
 		   char *buf, size_t len);
 void view_data_obj(const struct profile *p, uint32_t pid, uint64_t time, uint64_t addr,
 		   int stack, char *buf, size_t len, uint64_t *offset);
+/* A thread column: "name:r" (numbers), or "name" when merged profiles
+ * label threads rank.thread, which sort as text. */
+const char *view_thread_col(const struct profile *p, const char *name_r, const char *name);
 
 #endif

@@ -63,27 +63,73 @@ static int view_summary(const struct profile *p, const struct view_opts *o, stru
 	return err ? -ENOMEM : 0;
 }
 
+/* Row i of a matrix as a label: thread (rank.thread when merged), core or node id. */
+static const char *matrix_label(const struct profile *p, const struct comm_model *m, int lv,
+				size_t i, char *buf, size_t len)
+{
+	if (lv == CL_THREAD)
+		return profile_thread_label(p, (uint32_t)i, buf, len);
+	snprintf(buf, len, "%d", m->ids[lv][i]);
+	return buf;
+}
+
+/* Every cell (CSV); text leaves out cells under min_share of their matrix's total. */
 static int view_matrix(const struct profile *p, const struct view_opts *o, struct table *t)
 {
-	static const char *const cols[] = { "matrix", "level", "from:r", "to:r", "count:r", NULL };
+	const char *cols[] = { "matrix", "level", view_thread_col(p, "from:r", "from"),
+			       view_thread_col(p, "to:r", "to"), "count:r", NULL };
 	const struct comm_model *m = comm_get(p);
+	size_t shown = 0, all = 0;
 	int err = 0;
 
-	(void)o;
 	if (!m)
 		return -ENOMEM;
 	table_init(t, "Communication matrices", cols);
 	for (int k = 0; k < CM_NKIND && !err; k++)
 		for (int lv = 0; lv < CL_NLEVEL && !err; lv++)
 			for (size_t i = 0; i < m->n[lv] && !err; i++)
-				for (size_t j = 0; j < m->n[lv] && !err; j++)
+				for (size_t j = 0; j < m->n[lv] && !err; j++) {
+					double c = comm_cell(m, lv, k, i, j);
+					char a[32], b[32];
+
+					all++;
+					if ((o->top && shown >= o->top) ||
+					    (o->min_share > 0 && c < o->min_share * m->total[k]))
+						continue;
+					shown++;
 					err = table_row(t) ||
 					      table_cell(t, "%s", comm_kind_name(k)) ||
 					      table_cell(t, "%s", comm_level_name(lv)) ||
-					      table_cell(t, "%d", m->ids[lv][i]) ||
-					      table_cell(t, "%d", m->ids[lv][j]) ||
-					      table_cell(t, "%.6g", comm_cell(m, lv, k, i, j));
+					      table_cell(t, "%s", matrix_label(p, m, lv, i, a, sizeof(a))) ||
+					      table_cell(t, "%s", matrix_label(p, m, lv, j, b, sizeof(b))) ||
+					      table_cell(t, "%.6g", c);
+				}
+	t->hidden = all - shown;
 	return err ? -ENOMEM : 0;
+}
+
+static void labels_free(char **l, size_t n)
+{
+	for (size_t i = 0; l && i < n; i++)
+		free(l[i]);
+	free(l);
+}
+
+/* The n labels of a level, for the heatmap; NULL on ENOMEM. */
+static char **labels_of(const struct profile *p, const struct comm_model *m, int lv)
+{
+	char **l = calloc(m->n[lv] + 1, sizeof(*l));
+
+	for (size_t i = 0; l && i < m->n[lv]; i++) {
+		char buf[32];
+
+		l[i] = strdup(matrix_label(p, m, lv, i, buf, sizeof(buf)));
+		if (!l[i]) {
+			labels_free(l, m->n[lv]);
+			return NULL;
+		}
+	}
+	return l;
 }
 
 /* Text: the thread-level all, TS and FS heatmaps, then core and node
@@ -101,32 +147,37 @@ static int view_matrix_text(const struct profile *p, const struct view_opts *o, 
 	if (!m)
 		return -ENOMEM;
 	for (int lv = 0; lv < CL_NLEVEL && !err; lv++) {
-		if (lv != CL_THREAD && m->n[lv] < 2)
-			continue;
-		for (int k = 0; k < CM_NKIND && !err; k++) {
-			struct heatmap h = { title, m->n[lv], m->m[lv][k], m->ids[lv], m->unit };
+		char **labels;
 
-			if (m->n[lv] == 0)
-				continue;
+		if ((lv != CL_THREAD && m->n[lv] < 2) || m->n[lv] == 0)
+			continue;
+		labels = labels_of(p, m, lv);
+		if (!labels)
+			return -ENOMEM;
+		for (int k = 0; k < CM_NKIND && !err; k++) {
+			struct heatmap h = { title, m->n[lv], m->m[lv][k],
+					     (const char *const *)labels, m->unit };
+
 			snprintf(title, sizeof(title), "%s, %s x %s (total %.4g)", what[k],
 				 comm_level_name(lv), comm_level_name(lv), m->total[k]);
 			if (lv || k)
 				fputc('\n', f);
 			err = heatmap_print(f, &h, width);
 		}
+		labels_free(labels, m->n[lv]);
 	}
 	return err;
 }
 
+/* Every thread (it maps indices to pids); --top cuts the list. */
 static int view_threads(const struct profile *p, const struct view_opts *o, struct table *t)
 {
-	static const char *const cols[] = { "index:r", "pid:r", "tid:r", "name", "samples:r",
-					    "traps:r", "all:r", "ts:r", "fs:r", NULL };
+	const char *cols[] = { view_thread_col(p, "index:r", "index"), "pid:r", "tid:r", "name",
+			       "samples:r", "traps:r", "all:r", "ts:r", "fs:r", NULL };
 	const struct comm_model *m = comm_get(p);
 	size_t n;
 	int err = 0;
 
-	(void)o;
 	if (!m)
 		return -ENOMEM;
 	n = m->n[CL_THREAD];
@@ -134,11 +185,18 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 	for (size_t i = 0; i < p->ntasks && !err; i++) {
 		const struct rec_task *k = &p->tasks[i];
 		double w[CM_NKIND] = { 0 };
+		char lab[32];
 
+		if (o->top && i >= o->top) {
+			t->hidden = p->ntasks - i;
+			break;
+		}
 		for (int c = 0; c < CM_NKIND; c++)
 			for (size_t j = 0; j < n && i < n; j++)
 				w[c] += comm_cell(m, CL_THREAD, c, i, j);
-		err = table_row(t) || table_cell(t, "%u", k->index) || table_cell(t, "%u", k->pid) ||
+		err = table_row(t) ||
+		      table_cell(t, "%s", profile_thread_label(p, k->index, lab, sizeof(lab))) ||
+		      table_cell(t, "%u", profile_os_pid(p, k->pid)) ||
 		      table_cell(t, "%u", k->tid) || table_cell(t, "%.16s", k->name) ||
 		      table_cell(t, "%" PRIu64, k->st.samples) ||
 		      table_cell(t, "%" PRIu64, k->st.traps) || table_cell(t, "%.6g", w[CM_ALL]) ||
@@ -148,7 +206,8 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 }
 
 /* "1:0-7w 2:8-15w": each thread's bytes of the line, w if it stored. */
-static void line_threads(const struct comm_line *l, char *buf, size_t len)
+static void line_threads(const struct profile *p, const struct comm_line *l, char *buf,
+			 size_t len)
 {
 	size_t o = 0;
 
@@ -157,9 +216,11 @@ static void line_threads(const struct comm_line *l, char *buf, size_t len)
 		uint64_t b = l->thr[i].bytes;
 		unsigned lo = b ? (unsigned)__builtin_ctzll(b) : 0;
 		unsigned hi = b ? 63 - (unsigned)__builtin_clzll(b) : 0;
+		char lab[32];
 
-		o += (size_t)snprintf(buf + o, len - o, "%s%u:%u-%u%s", i ? " " : "",
-				      l->thr[i].thread, lo, hi, l->thr[i].wbytes ? "w" : "");
+		o += (size_t)snprintf(buf + o, len - o, "%s%s:%u-%u%s", i ? " " : "",
+				      profile_thread_label(p, l->thr[i].thread, lab, sizeof(lab)),
+				      lo, hi, l->thr[i].wbytes ? "w" : "");
 	}
 	if (l->more_threads && o < len)
 		snprintf(buf + o, len - o, " +%u", l->more_threads);
@@ -195,9 +256,11 @@ static int view_lines(const struct profile *p, const struct view_opts *o, struct
 		const struct comm_line *l = &m->lines[i];
 		char thr[512], code[1024];
 
-		if (comm_hidden(m, o, l->w[CM_ALL], i))
+		if (comm_hidden(m, o, l->w[CM_ALL], i)) {
+			t->hidden = m->nlines - i;
 			break;
-		line_threads(l, thr, sizeof(thr));
+		}
+		line_threads(p, l, thr, sizeof(thr));
 		line_code(p, l, code, sizeof(code));
 		err = table_row(t) || table_cell(t, "0x%" PRIx64, l->line) ||
 		      table_cell(t, "%s", l->object) || table_cell(t, "%" PRIu64, l->offset) ||
@@ -221,8 +284,10 @@ static int view_objects(const struct profile *p, const struct view_opts *o, stru
 	for (size_t i = 0; i < m->nobjs && !err; i++) {
 		const struct comm_object *b = &m->objs[i];
 
-		if (comm_hidden(m, o, b->w[CM_ALL], i))
+		if (comm_hidden(m, o, b->w[CM_ALL], i)) {
+			t->hidden = m->nobjs - i;
 			break;
+		}
 		err = table_row(t) || table_cell(t, "%s", b->name) ||
 		      table_cell(t, "%.6g", b->w[CM_ALL]) || table_cell(t, "%.6g", b->w[CM_TS]) ||
 		      table_cell(t, "%.6g", b->w[CM_FS]) ||
@@ -245,8 +310,10 @@ static int view_code(const struct profile *p, const struct view_opts *o, struct 
 	for (size_t i = 0; i < m->ncodes && !err; i++) {
 		const struct comm_code *c = &m->codes[i];
 
-		if (comm_hidden(m, o, c->w[CM_ALL], i))
+		if (comm_hidden(m, o, c->w[CM_ALL], i)) {
+			t->hidden = m->ncodes - i;
 			break;
+		}
 		err = table_row(t) || table_cell(t, "%s", c->loc) ||
 		      table_cell(t, "%.6g", c->w[CM_ALL]) || table_cell(t, "%.6g", c->w[CM_TS]) ||
 		      table_cell(t, "%.6g", c->w[CM_FS]) || table_cell(t, "%" PRIu64, c->events);
@@ -255,15 +322,19 @@ static int view_code(const struct profile *p, const struct view_opts *o, struct 
 }
 
 /* "threads 1, 2 and 3" */
-static size_t thread_list(const struct comm_line *l, int writers, char *buf, size_t len)
+static size_t thread_list(const struct profile *p, const struct comm_line *l, int writers,
+			  char *buf, size_t len)
 {
 	size_t o = 0, n = 0;
 
 	buf[0] = '\0';
 	for (unsigned i = 0; i < l->nthr && o < len; i++) {
+		char lab[32];
+
 		if (writers && !l->thr[i].wbytes)
 			continue;
-		o += (size_t)snprintf(buf + o, len - o, "%s%u", n++ ? ", " : "", l->thr[i].thread);
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", n++ ? ", " : "",
+				      profile_thread_label(p, l->thr[i].thread, lab, sizeof(lab)));
 	}
 	return n;
 }
@@ -293,10 +364,10 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 
 		if (share < 0.05)
 			break;
-		nw = thread_list(l, 1, who, sizeof(who));
+		nw = thread_list(p, l, 1, who, sizeof(who));
 		if (!nw)
-			thread_list(l, 0, who, sizeof(who));
-		line_threads(l, bytes, sizeof(bytes));
+			thread_list(p, l, 0, who, sizeof(who));
+		line_threads(p, l, bytes, sizeof(bytes));
 		line_code(p, l, code, sizeof(code));
 		err = table_row(t) ||
 		      table_cell(t, "%s sharing on %s (+%" PRIu64 ", line 0x%" PRIx64 ", %.0f%% of all): "
@@ -376,4 +447,4 @@ static const struct view comm_views[] = {
 static const char *const comm_report[] = { "summary", "findings", "matrix", "lines",
 					   "objects", "code", NULL };
 
-const struct tool_views views_comm = { "comm", comm_views, comm_report };
+const struct tool_views views_comm = { "comm", comm_views, comm_report, comm_fold };

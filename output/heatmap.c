@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LABEL_W 5 /* "1234 " in front of each row */
+#define LABEL_MIN 4 /* row labels are at least "1234" wide, then a space */
 
-size_t heatmap_block(size_t n, int width)
+size_t heatmap_block(size_t n, size_t lw, int width)
 {
-	size_t cols = width > LABEL_W + 1 ? (size_t)width - LABEL_W - 1 : 1;
+	size_t cols = width > (int)lw + 2 ? (size_t)width - lw - 1 : 1;
 	size_t k = 1;
 
 	while ((n + k - 1) / k > cols)
@@ -32,10 +32,47 @@ static char heatmap_shade(double v, double max)
 	return ramp[i > top ? top : i];
 }
 
+/* Widest label of all; the width of the row labels. */
+static size_t heatmap_label_width(const struct heatmap *h)
+{
+	size_t w = LABEL_MIN;
+
+	for (size_t i = 0; i < h->n; i++)
+		if (strlen(h->label[i]) > w)
+			w = strlen(h->label[i]);
+	return w;
+}
+
+/*
+ * Column labels: each block's first label written downwards, its last
+ * character on the line above the cells, so "12" reads 1 over 2 and
+ * "1.3" takes three lines.
+ */
+static void heatmap_col_labels(FILE *f, const struct heatmap *h, size_t k, size_t nb, size_t lw)
+{
+	size_t rows = 0;
+
+	for (size_t j = 0; j < nb; j++)
+		if (strlen(h->label[j * k]) > rows)
+			rows = strlen(h->label[j * k]);
+	for (size_t row = 0; row < rows; row++) {
+		fprintf(f, "%*s", (int)lw + 1, "");
+		for (size_t j = 0; j < nb; j++) {
+			const char *l = h->label[j * k];
+			size_t len = strlen(l), pad = rows - len;
+
+			fputc(row < pad ? ' ' : l[row - pad], f);
+		}
+		fputc('\n', f);
+	}
+}
+
 int heatmap_print(FILE *f, const struct heatmap *h, int width)
 {
-	size_t k = heatmap_block(h->n, width), nb = (h->n + k - 1) / k;
+	size_t lw = heatmap_label_width(h);
+	size_t k = heatmap_block(h->n, lw, width), nb = (h->n + k - 1) / k;
 	double *b = calloc(nb * nb + 1, sizeof(double)), max = 0;
+	int legend;
 
 	if (!b)
 		return -ENOMEM;
@@ -45,28 +82,23 @@ int heatmap_print(FILE *f, const struct heatmap *h, int width)
 	for (size_t i = 0; i < nb * nb; i++)
 		if (b[i] > max)
 			max = b[i];
-	fprintf(f, "%s", h->title);
+	fprintf(f, "%s\n", h->title);
 	if (k > 1)
-		fprintf(f, " (blocks of %zu x %zu, summed)", k, k);
-	fputc('\n', f);
-	/* Column labels: tens over units of each block's first label. */
-	for (int row = 0; row < 2; row++) {
-		fprintf(f, "%*s", LABEL_W, "");
-		for (size_t j = 0; j < nb; j++) {
-			int l = h->label[j * k];
-
-			fputc(row == 0 ? (l >= 10 ? '0' + l / 10 % 10 : ' ') : '0' + l % 10, f);
-		}
-		fputc('\n', f);
-	}
+		fprintf(f, "(blocks of %zu x %zu summed to fit %d columns; a label names a "
+			"block's first)\n", k, k, width);
+	heatmap_col_labels(f, h, k, nb, lw);
 	for (size_t i = 0; i < nb; i++) {
-		fprintf(f, "%*d ", LABEL_W - 1, h->label[i * k]);
+		fprintf(f, "%*s ", (int)lw, h->label[i * k]);
 		for (size_t j = 0; j < nb; j++)
 			fputc(heatmap_shade(b[i * nb + j], max), f);
 		fputc('\n', f);
 	}
-	fprintf(f, "%*sshades \"%s\" from low to %.4g %s per cell; blank: none\n", LABEL_W, "",
-		HEATMAP_SHADES + 1, max, h->unit);
+	legend = snprintf(NULL, 0, "scale \"%s\" up to %.4g %s per cell; blank: 0",
+			  HEATMAP_SHADES + 1, max, h->unit);
+	/* Under the cells if it fits the width, else from the left margin. */
+	fprintf(f, "%*sscale \"%s\" up to %.4g %s per cell; blank: 0\n",
+		legend + (int)lw + 1 <= width ? (int)lw + 1 : 0, "", HEATMAP_SHADES + 1, max,
+		h->unit);
 	free(b);
 	return ferror(f) ? -EIO : 0;
 }

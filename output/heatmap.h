@@ -15,14 +15,15 @@ struct heatmap {
 	const char *title;
 	size_t n;
 	const double *cell;  /* n*n, row-major */
-	const int *label;    /* n labels (indices or ids) */
+	const char *const *label; /* n labels: indices, ids, or rank.thread */
 	const char *unit;    /* of a cell's value */
 };
 
 #define HEATMAP_SHADES " .:-=+*#%@"
 
-/* Block size that fits n columns into width characters (1 = none). */
-size_t heatmap_block(size_t n, int width);
+/* Block size that fits n columns beside labels of lw characters into
+ * width characters (1 = none). */
+size_t heatmap_block(size_t n, size_t lw, int width);
 int heatmap_print(FILE *f, const struct heatmap *h, int width);
 
 #endif

@@ -101,18 +101,21 @@ void table_print_text(const struct table *t, FILE *f, int width)
 		gap = 1;
 		total -= (size_t)t->ncols - 1;
 	}
-	while (width > 0 && total > (size_t)width) {
-		size_t over = total - (size_t)width, cut;
+	/* Text columns keep 8 characters if they can, 4 ("..ab") if not. */
+	for (size_t keep = 8; keep >= 4 && width > 0 && total > (size_t)width; keep -= 4) {
+		while (total > (size_t)width) {
+			size_t over = total - (size_t)width, cut;
 
-		widest = -1;
-		for (int c = 0; c < t->ncols; c++)
-			if (!t->right[c] && w[c] > 8 && (widest < 0 || w[c] > w[widest]))
-				widest = c;
-		if (widest < 0)
-			break;
-		cut = w[widest] - 8 < over ? w[widest] - 8 : over;
-		w[widest] -= cut;
-		total -= cut;
+			widest = -1;
+			for (int c = 0; c < t->ncols; c++)
+				if (!t->right[c] && w[c] > keep && (widest < 0 || w[c] > w[widest]))
+					widest = c;
+			if (widest < 0)
+				break;
+			cut = w[widest] - keep < over ? w[widest] - keep : over;
+			w[widest] -= cut;
+			total -= cut;
+		}
 	}
 	if (t->title)
 		fprintf(f, "%s\n", t->title);
@@ -135,6 +138,94 @@ void table_print_text(const struct table *t, FILE *f, int width)
 	}
 	if (t->note[0])
 		fprintf(f, "%s\n", t->note);
+	else if (t->hidden)
+		fprintf(f, "(%zu more not shown; --top 0 --show-all lists all)\n", t->hidden);
+}
+
+int table_col(const struct table *t, const char *name)
+{
+	for (int c = 0; c < t->ncols; c++)
+		if (table_colname_len(t, c) == strlen(name) &&
+		    !strncmp(t->cols[c], name, table_colname_len(t, c)))
+			return c;
+	return -1;
+}
+
+void table_col_names(const struct table *t, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (int c = 0; c < t->ncols && o < len; c++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%.*s", c ? ", " : "",
+				      (int)table_colname_len(t, c), t->cols[c]);
+}
+
+struct table_key {
+	const char *s;
+	double v;
+	size_t row;
+};
+
+static int table_key_cmp(const void *a, const void *b, void *right)
+{
+	const struct table_key *x = a, *y = b;
+	int c;
+
+	if (*(const int *)right)
+		c = x->v > y->v ? -1 : x->v < y->v;
+	else
+		c = strverscmp(x->s, y->s);
+	/* Ties keep the view's order. */
+	return c ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+int table_sort(struct table *t, int col)
+{
+	size_t nc = (size_t)t->ncols;
+	struct table_key *k;
+	char **cells;
+	int right;
+
+	if (col < 0 || col >= t->ncols)
+		return -EINVAL;
+	if (t->nrows < 2)
+		return 0;
+	k = malloc(t->nrows * sizeof(*k));
+	cells = malloc(t->nrows * nc * sizeof(*cells));
+	if (!k || !cells) {
+		free(k);
+		free(cells);
+		return -ENOMEM;
+	}
+	right = t->right[col];
+	for (size_t r = 0; r < t->nrows; r++) {
+		char *end;
+
+		k[r].s = table_get(t, r, col);
+		k[r].row = r;
+		k[r].v = strtod(k[r].s, &end);
+		if (end == k[r].s)
+			k[r].v = -1e308; /* empty or not a number: last */
+	}
+	qsort_r(k, t->nrows, sizeof(*k), table_key_cmp, &right);
+	for (size_t r = 0; r < t->nrows; r++)
+		memcpy(cells + r * nc, t->cells + k[r].row * nc, nc * sizeof(*cells));
+	memcpy(t->cells, cells, t->nrows * nc * sizeof(*cells));
+	free(cells);
+	free(k);
+	return 0;
+}
+
+void table_top(struct table *t, size_t n)
+{
+	if (!n || t->nrows <= n)
+		return;
+	for (size_t i = n * (size_t)t->ncols; i < t->nrows * (size_t)t->ncols; i++)
+		free(t->cells[i]);
+	t->hidden += t->nrows - n;
+	t->nrows = n;
 }
 
 static void table_csv_field(FILE *f, const char *s)
