@@ -15,7 +15,7 @@ struct cmd {
 static const struct cmd cmds[] = {
 	{ "record", "sample the memory accesses of a program, every thread", cmd_record },
 	{ "comm", "thread-to-thread communication: true and false sharing", cmd_comm },
-	{ "report", "show a recorded profile as text or CSV", cmd_report },
+	{ "report", "show a recorded profile: text, CSV or TUI", cmd_report },
 	{ "probe", "what this machine offers: PMU, debug registers, sample source", cmd_probe },
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* cdt report: show a recorded profile as text or CSV. */
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,14 +12,18 @@
 #include "cmds.h"
 #include "run.h"
 #include "views.h"
+#include "views_tui.h"
 
 #define REPORT_DEFAULT_TOP 20
 #define REPORT_MIN_SHARE 0.0005 /* like perf c2c: hide rows under 0.05% */
 
 struct report_opts {
-	const char *input;
+	const char *input;   /* the one file, or what the TUI's top row names */
+	char **inputs;       /* -i, globs expanded; merged when more than one */
+	uint32_t *ranks;
+	size_t ninputs, inputs_cap;
 	const char *view;
-	int csv, width, show_all, top_set;
+	int csv, width, show_all, top_set, tui;
 	struct view_opts vo;
 };
 
@@ -29,37 +34,88 @@ static void report_usage(FILE *f)
 		"\n"
 		"Show a profile written by a cdt tool.\n"
 		"\n"
-		"  -i, --input FILE   profile to read (default cdt.data)\n"
+		"  -i, --input FILE   profile to read (default cdt.data); several -i, or a\n"
+		"                     quoted glob ('cdt.data.*'), merge processes or ranks:\n"
+		"                     threads become rank.thread\n"
 		"      --view NAME    one view only; --view list names them\n"
 		"      --csv          CSV (header row, one record per line) of one view\n"
 		"                     (default: the tool's first table view)\n"
 		"      --top N        rows per table (default 20; 0 = all)\n"
-		"      --sort COL     reserved; tables sort by samples\n"
+		"      --sort COL     sort tables by a column: numbers from the largest,\n"
+		"                     text from A (--view list, then --csv, shows columns)\n"
 		"      --show-all     also rows under 0.05%% of the total\n"
-		"      --width N      text width (default: the terminal's, else 80)\n"
+		"      --width N      text width (default 80; 'full': the terminal's)\n"
+		"      --tui          explore the profile in the terminal: heatmaps, sortable\n"
+		"                     tables, drill-down (? there lists the keys)\n"
 		"  -h, --help         this text\n");
 }
 
+#define REPORT_WIDTH_FULL (-1) /* --width full */
+
+/* Text fits 80 columns unless asked for more (or the terminal's, "full"). */
 static int report_width(int asked)
 {
 	struct winsize ws;
 
-	if (asked)
+	if (asked > 0)
 		return asked;
-	if (isatty(1) && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_col)
+	if (asked == REPORT_WIDTH_FULL && isatty(1) && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_col)
 		return ws.ws_col;
 	return 80;
 }
 
-static int report_one(const struct profile *p, const struct view *v,
-		      const struct report_opts *o, int width)
+/* Does the view have the --sort column?  1 yes, 0 no (names in cols), or -errno. */
+static int report_has_col(const struct profile *p, const struct view *v, const char *col,
+			  char *cols, size_t len)
 {
+	struct view_opts vo = { .top = 1 };
 	struct table t;
-	int err;
+	int err = v->build(p, &vo, &t);
 
-	if (!o->csv && v->text)
+	if (!err) {
+		err = table_col(&t, col) >= 0;
+		if (!err)
+			table_col_names(&t, cols, len);
+	}
+	table_free(&t);
+	return err;
+}
+
+/*
+ * One view.  --sort: the whole table (rows under the threshold still
+ * left out), sorted, then cut to --top; a view without the column is
+ * shown as usual when it is one of several (`strict` 0).
+ */
+static int report_one(const struct profile *p, const struct view *v,
+		      const struct report_opts *o, int width, int strict)
+{
+	struct view_opts vo = o->vo;
+	char cols[512];
+	int err, col = -1, sort = o->vo.sort != NULL;
+	struct table t;
+
+	if (sort && !strict && (err = report_has_col(p, v, o->vo.sort, cols, sizeof(cols))) <= 0) {
+		if (err < 0)
+			return err;
+		sort = 0;
+	}
+	if (!o->csv && v->text && !sort)
 		return v->text(p, &o->vo, stdout, width);
-	err = v->build(p, &o->vo, &t);
+	if (sort)
+		vo.top = 0;
+	err = v->build(p, &vo, &t);
+	if (!err && sort) {
+		col = table_col(&t, o->vo.sort);
+		if (col < 0) {
+			table_col_names(&t, cols, sizeof(cols));
+			fprintf(stderr, "cdt report: --sort %s: the %s view has no such column; "
+				"its columns: %s\n", o->vo.sort, v->name, cols);
+			err = -ECANCELED; /* said */
+		} else {
+			err = table_sort(&t, col);
+			table_top(&t, o->vo.top);
+		}
+	}
 	if (!err) {
 		if (o->csv)
 			table_print_csv(&t, stdout);
@@ -70,15 +126,38 @@ static int report_one(const struct profile *p, const struct view *v,
 	return err;
 }
 
+/* --sort in the full report: at least one of its views must have the column. */
+static int report_sort_check(const struct profile *p, const struct tool_views *tv,
+			     const char *col)
+{
+	char cols[512];
+	int r;
+
+	for (const char *const *n = tv->report; *n; n++) {
+		r = report_has_col(p, views_find(tv, *n), col, cols, sizeof(cols));
+		if (r)
+			return r < 0 ? r : 0;
+	}
+	fprintf(stderr, "cdt report: --sort %s: no view of the report has such a column; the "
+		"columns of each:\n", col);
+	for (const char *const *n = tv->report; *n; n++) {
+		r = report_has_col(p, views_find(tv, *n), "", cols, sizeof(cols));
+		if (r < 0)
+			return r;
+		fprintf(stderr, "  %s: %s\n", *n, cols);
+	}
+	return -ECANCELED; /* said */
+}
+
 static int report_views(const struct profile *p, const struct tool_views *tv,
 			const struct report_opts *o, int width)
 {
-	int r = 0;
+	int r = o->vo.sort ? report_sort_check(p, tv, o->vo.sort) : 0;
 
 	for (const char *const *n = tv->report; *n && !r; n++) {
 		if (n != tv->report)
 			putchar('\n');
-		r = report_one(p, views_find(tv, *n), o, width);
+		r = report_one(p, views_find(tv, *n), o, width, 0);
 	}
 	return r;
 }
@@ -93,6 +172,140 @@ int report_text(const struct profile *p)
 	return report_views(p, tv, &o, report_width(0));
 }
 
+static int report_input_add(struct report_opts *o, const char *path)
+{
+	char *dup;
+
+	for (size_t i = 0; i < o->ninputs; i++)
+		if (!strcmp(o->inputs[i], path))
+			return 0; /* a glob and an -i may name a file twice */
+	if (o->ninputs == o->inputs_cap) {
+		size_t cap = o->inputs_cap ? o->inputs_cap * 2 : 8;
+		char **n = realloc(o->inputs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		o->inputs = n;
+		o->inputs_cap = cap;
+	}
+	dup = strdup(path);
+	if (!dup)
+		return -ENOMEM;
+	o->inputs[o->ninputs++] = dup;
+	return 0;
+}
+
+/* -i VALUE: a file, or a glob cdt expands (quoted, so the shell did not). */
+static int report_input(struct report_opts *o, const char *v)
+{
+	glob_t g;
+	int r;
+
+	if (!strpbrk(v, "*?["))
+		return report_input_add(o, v);
+	r = glob(v, 0, NULL, &g);
+	if (r == GLOB_NOMATCH) {
+		fprintf(stderr, "cdt report: -i %s: no file matches\n", v);
+		return -ENOENT;
+	}
+	if (r) {
+		fprintf(stderr, "cdt report: -i %s: %s\n", v,
+			r == GLOB_NOSPACE ? "out of memory" : "cannot read a directory");
+		return r == GLOB_NOSPACE ? -ENOMEM : -EIO;
+	}
+	r = 0;
+	for (size_t i = 0; i < g.gl_pathc && !r; i++)
+		r = report_input_add(o, g.gl_pathv[i]);
+	globfree(&g);
+	return r;
+}
+
+static void report_inputs_free(struct report_opts *o)
+{
+	for (size_t i = 0; i < o->ninputs; i++)
+		free(o->inputs[i]);
+	free(o->inputs);
+	free(o->ranks);
+}
+
+/* The number N of a name ending in ".N" (cdt.data.N under a launcher), or -1. */
+static long long report_rank_of(const char *path)
+{
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+	char *end;
+	long long n;
+
+	if (!dot || (slash && dot < slash) || !dot[1] || strspn(dot + 1, "0123456789") !=
+							  strlen(dot + 1))
+		return -1;
+	n = strtoll(dot + 1, &end, 10);
+	return n <= UINT32_MAX - 1 ? n : -1;
+}
+
+static int report_path_cmp(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int report_rank_cmp(const void *a, const void *b)
+{
+	long long x = report_rank_of(*(char *const *)a), y = report_rank_of(*(char *const *)b);
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The rank of each input: the N of cdt.data.N when every file has a
+ * distinct one (the launcher's rank, see cdt(1)), else the position in
+ * the list sorted by name (numbers in names by value).  Inputs end up
+ * in rank order.
+ */
+static int report_ranks(struct report_opts *o)
+{
+	int by_name = 0;
+
+	o->ranks = calloc(o->ninputs, sizeof(*o->ranks));
+	if (!o->ranks)
+		return -ENOMEM;
+	qsort(o->inputs, o->ninputs, sizeof(*o->inputs), report_path_cmp);
+	for (size_t i = 0; i < o->ninputs && !by_name; i++)
+		by_name = report_rank_of(o->inputs[i]) < 0;
+	if (!by_name) {
+		qsort(o->inputs, o->ninputs, sizeof(*o->inputs), report_rank_cmp);
+		for (size_t i = 1; i < o->ninputs && !by_name; i++)
+			by_name = report_rank_of(o->inputs[i]) == report_rank_of(o->inputs[i - 1]);
+		if (by_name)
+			qsort(o->inputs, o->ninputs, sizeof(*o->inputs), report_path_cmp);
+	}
+	for (size_t i = 0; i < o->ninputs; i++)
+		o->ranks[i] = by_name ? (uint32_t)i : (uint32_t)report_rank_of(o->inputs[i]);
+	return 0;
+}
+
+/* The profile of every input, folded as it is read; 0 or -errno (said). */
+static int report_read(struct profile *p, struct report_opts *o)
+{
+	char err[512];
+	int r = 0;
+
+	p->fold = views_fold;
+	if (o->ninputs == 1) {
+		r = profile_read(p, o->inputs[0], err, sizeof(err));
+		if (r)
+			fprintf(stderr, "cdt report: %s: %s\n", o->inputs[0],
+				err[0] ? err : strerror(-r));
+		return r;
+	}
+	r = report_ranks(o);
+	for (size_t i = 0; i < o->ninputs && !r; i++) {
+		r = profile_merge_read(p, o->inputs[i], o->ranks[i], err, sizeof(err));
+		if (r)
+			fprintf(stderr, "cdt report: %s: %s\n", o->inputs[i],
+				err[0] ? err : strerror(-r));
+	}
+	return r;
+}
+
 static int report_parse(int argc, char **argv, struct report_opts *o)
 {
 	const char *v;
@@ -105,13 +318,8 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 			return 1;
 		}
 		if ((r = cliopt_match(argc, argv, &i, "-i", "--input", &v))) {
-			if (r < 0)
+			if (r < 0 || report_input(o, v))
 				return -EINVAL;
-			if (o->input) {
-				fprintf(stderr, "cdt report: one -i at a time for now\n");
-				return -EINVAL;
-			}
-			o->input = v;
 		} else if ((r = cliopt_match(argc, argv, &i, NULL, "--view", &o->view))) {
 			if (r < 0)
 				return -EINVAL;
@@ -124,15 +332,21 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 			o->vo.top = (size_t)n;
 			o->top_set = 1;
 		} else if ((r = cliopt_match(argc, argv, &i, NULL, "--width", &v))) {
-			if (r < 0 || cliopt_u64("--width", v, 0, &n) || n < 40 || n > 10000) {
-				fprintf(stderr, "cdt report: --width takes 40 to 10000\n");
+			if (r == 1 && !strcmp(v, "full")) {
+				o->width = REPORT_WIDTH_FULL;
+			} else if (r < 0 || cliopt_u64("--width", v, 0, &n) || n < 40 || n > 10000) {
+				fprintf(stderr, "cdt report: --width takes 40 to 10000, or full\n");
 				return -EINVAL;
 			}
-			o->width = (int)n;
+			else {
+				o->width = (int)n;
+			}
 		} else if (cliopt_match(argc, argv, &i, NULL, "--csv", NULL)) {
 			o->csv = 1;
 		} else if (cliopt_match(argc, argv, &i, NULL, "--show-all", NULL)) {
 			o->show_all = 1;
+		} else if (cliopt_match(argc, argv, &i, NULL, "--tui", NULL)) {
+			o->tui = 1;
 		} else {
 			fprintf(stderr, "cdt report: unknown option '%s'\n", argv[i]);
 			report_usage(stderr);
@@ -142,35 +356,71 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 	return 0;
 }
 
+/* The TUI's exit status: 0, 128+N after signal N, 125 on failure. */
+static int report_tui(const struct profile *p, const char *input)
+{
+	const char *once = getenv("CDT_TUI_EXIT_AFTER_DRAW"); /* tests and benchmarks */
+	struct views_tui_opts to = { input, once && !strcmp(once, "1") };
+	int sig, r = views_tui_run(p, &to, &sig);
+
+	if (r == -ENOTTY) {
+		fprintf(stderr, "cdt report: --tui cannot use this terminal (TERM=%s)\n",
+			getenv("TERM") ? getenv("TERM") : "unset");
+		return EXIT_CDT_FAILED;
+	}
+	if (r) {
+		fprintf(stderr, "cdt report: --tui: %s\n", strerror(-r));
+		return EXIT_CDT_FAILED;
+	}
+	return sig ? 128 + sig : 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .vo = { .top = REPORT_DEFAULT_TOP, .min_share = REPORT_MIN_SHARE } };
 	const struct tool_views *tv;
 	const struct view *v;
 	struct profile p;
-	char err[512];
+	char name[256];
 	int r, status = EXIT_CDT_FAILED, width;
 
+	profile_init(&p);
 	r = report_parse(argc, argv, &o);
-	if (r)
-		return r > 0 ? 0 : EXIT_CDT_FAILED;
-	if (!o.input)
-		o.input = "cdt.data";
+	if (r) {
+		status = r > 0 ? 0 : EXIT_CDT_FAILED;
+		goto out;
+	}
+	if (!o.ninputs && report_input_add(&o, "cdt.data"))
+		goto out;
+	o.input = o.inputs[0];
+	if (o.ninputs > 1) {
+		snprintf(name, sizeof(name), "%zu files merged", o.ninputs);
+		o.input = name;
+	}
+	if (o.tui && (o.csv || o.view)) {
+		fprintf(stderr, "cdt report: --tui shows every view; it takes no --csv or --view\n");
+		goto out;
+	}
+	if (o.tui && !isatty(1)) {
+		fprintf(stderr, "cdt report: --tui needs a terminal on standard output; "
+			"in pipelines use the text report or --csv\n");
+		goto out;
+	}
 	/* CSV feeds pipelines: every row unless asked otherwise. */
 	if (o.show_all || o.csv)
 		o.vo.min_share = 0;
 	if (o.csv && !o.top_set)
 		o.vo.top = 0;
-	profile_init(&p);
-	r = profile_read(&p, o.input, err, sizeof(err));
-	if (r) {
-		fprintf(stderr, "cdt report: %s: %s\n", o.input, err[0] ? err : strerror(-r));
+	if (report_read(&p, &o))
 		goto out;
-	}
 	tv = views_for(profile_meta(&p, "tool"));
 	if (!tv) {
 		fprintf(stderr, "cdt report: %s was written by tool '%s', which this cdt "
 			"cannot show\n", o.input, profile_meta(&p, "tool") ? profile_meta(&p, "tool") : "?");
+		goto out;
+	}
+	if (o.tui) {
+		status = report_tui(&p, o.input);
 		goto out;
 	}
 	width = report_width(o.width);
@@ -187,16 +437,18 @@ int cmd_report(int argc, char **argv)
 				"names them\n", o.view, tv->tool);
 			goto out;
 		}
-		r = report_one(&p, v, &o, width);
+		r = report_one(&p, v, &o, width, 1);
 	} else {
 		r = report_views(&p, tv, &o, width);
 	}
 	if (r) {
-		fprintf(stderr, "cdt report: %s\n", strerror(-r));
+		if (r != -ECANCELED)
+			fprintf(stderr, "cdt report: %s\n", strerror(-r));
 		goto out;
 	}
 	status = fflush(stdout) ? EXIT_CDT_FAILED : 0;
 out:
 	profile_free(&p);
+	report_inputs_free(&o);
 	return status;
 }
