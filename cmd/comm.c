@@ -39,7 +39,7 @@ static void comm_usage(FILE *f)
 		"\n"
 		"Exit status: the program's, 128+N if signal N killed it, 125 if cdt failed,\n"
 		"126 if the program cannot be executed, 127 if it is not found.\n",
-		SOFT_DEFAULT_HZ, PMU_DEFAULT_PERIOD, BB_MAX_SLOTS, BB_DEFAULT_SLOTS,
+		COMM_SOFT_DEFAULT_HZ, PMU_DEFAULT_PERIOD, BB_MAX_SLOTS, BB_DEFAULT_SLOTS,
 		COMM_DEFAULT_WP);
 }
 
@@ -99,6 +99,7 @@ int cmd_comm(int argc, char **argv)
 		/* Objects on: "false sharing on heap@main.c:42" is the point of the
 		 * report, and a block costs tens of ns (lib/agent/objects.c). */
 		.tool_name = "comm", .tool = TOOL_COMM, .objects = 1,
+		.src = { .default_hz = COMM_SOFT_DEFAULT_HZ },
 		.tool_param = { [COMM_P_BB_SLOTS] = BB_DEFAULT_SLOTS, [COMM_P_WP] = COMM_DEFAULT_WP },
 	};
 	const char *output = NULL;

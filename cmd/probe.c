@@ -396,18 +396,23 @@ static void probe_topo(const struct out *o)
 
 static void probe_sources(const struct out *o, const struct events_host *h)
 {
-	static const char *const sampling[] = { "source.record", "source.comm", "source.numa" };
-	struct source_req req = { SRC_NONE, 0, 0 };
+	/* Each sampling tool with its own soft default rate. */
+	static const struct { const char *key; uint64_t hz; } sampling[] = {
+		{ "source.record", 0 }, { "source.comm", COMM_SOFT_DEFAULT_HZ }, { "source.numa", 0 },
+	};
 	struct agent_cfg cfg;
 	char why[512];
 	const char *src;
 	int r;
 
-	memset(&cfg, 0, sizeof(cfg));
-	r = source_select(&req, &cfg, why, sizeof(why));
-	src = r < 0 ? "none" : cfg.source == SRC_PMU ? "pmu" : "soft";
-	for (size_t i = 0; i < sizeof(sampling) / sizeof(sampling[0]); i++)
-		emit(o, sampling[i], src, why);
+	for (size_t i = 0; i < sizeof(sampling) / sizeof(sampling[0]); i++) {
+		struct source_req req = { .source = SRC_NONE, .default_hz = sampling[i].hz };
+
+		memset(&cfg, 0, sizeof(cfg));
+		r = source_select(&req, &cfg, why, sizeof(why));
+		src = r < 0 ? "none" : cfg.source == SRC_PMU ? "pmu" : "soft";
+		emit(o, sampling[i].key, src, why);
+	}
 
 	/* Counting-mode tools need hardware counters; without, only task-clock. */
 	src = h->hw_pmu ? "pmu" : "soft";

@@ -20,7 +20,7 @@ static void record_usage(FILE *f)
 		"\n"
 		"  -o, --output FILE     profile to write (default cdt.data, cdt.data.RANK under MPI)\n"
 		"      --source SRC      auto, pmu or soft (default auto)\n"
-		"  -F, --freq HZ         soft: samples per second per thread (default 4000)\n"
+		"  -F, --freq HZ         soft: samples per second per thread (default %u)\n"
 		"  -c, --period N        pmu: events between samples (default 500000);\n"
 		"                        soft: nanoseconds of CPU time between samples\n"
 		"      --watch SPEC      also trap every access to a variable or call of a\n"
@@ -36,7 +36,8 @@ static void record_usage(FILE *f)
 		"  -h, --help            this text\n"
 		"\n"
 		"Exit status: the program's, 128+N if signal N killed it, 125 if cdt failed,\n"
-		"126 if the program cannot be executed, 127 if it is not found.\n");
+		"126 if the program cannot be executed, 127 if it is not found.\n",
+		SOFT_DEFAULT_HZ);
 }
 
 /* --watch: resolve the spec against the program before it runs. */

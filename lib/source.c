@@ -63,7 +63,7 @@ static int select_soft(const struct source_req *req, struct agent_cfg *cfg,
 		period = req->period;
 		hz = 1000000000ull / period;
 	} else {
-		hz = req->freq ? req->freq : SOFT_DEFAULT_HZ;
+		hz = req->freq ? req->freq : req->default_hz ? req->default_hz : SOFT_DEFAULT_HZ;
 		period = 1000000000ull / hz;
 	}
 	/* The kernel throttles above its cap, and the result would lie about rate. */

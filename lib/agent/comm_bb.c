@@ -32,9 +32,10 @@
  *    3, 7, then 15 samples pass before the next; a valid trap resets it
  *    to every sample.  A trap then stands for the skipped samples too: it
  *    is weighed by the interval in force (rec_comm.scale), which keeps the
- *    estimate unbiased while the cost falls.  Old watchpoints are not
- *    disarmed at once (that costs the same ioctls): a trap on one counts
- *    nothing and disarms it.
+ *    estimate unbiased while the cost falls.  Old watchpoints are
+ *    disarmed at the thread's next sample: left enabled, the kernel would
+ *    reload them at every context switch of the thread, and a trap on one
+ *    would count nothing (comm_trapped).
  */
 #include <errno.h>
 

@@ -104,6 +104,10 @@ void comm_sample(struct agent_thread *t, struct rec_sample *s)
 		comm_emit(t, &a, &peer, out, 0, 1);
 	if ((todo & COMM_DO_ARM) && comm_nwp)
 		comm_arm(t, s->time);
+	/* Enabled breakpoints are reloaded at every context switch (a
+	 * hypervisor exit each in a VM): old ones go now, not at a trap. */
+	if (t->tool.comm.wp_time && t->tool.comm.wp_time != s->time)
+		comm_disarm(t);
 }
 
 void comm_trap(struct agent_thread *t, struct rec_trap *tr)

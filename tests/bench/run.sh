@@ -6,15 +6,18 @@
 # For each workload it runs BENCH_ROUNDS rounds (default 5); each round
 # runs the program plain and under `cdt TOOL -q`, alternating which goes
 # first, and the table gives medians over rounds.  record: arrays 4,
-# threads 4, stencil, then trap costs and soft accuracy.  comm: the
-# point-to-point and false-sharing ground-truth workloads, stencil (the
-# larger kernel), then stencil at 2, 4, 8 and 16 threads for how overhead
-# scales with threads.  What is measured (tests/bench/rusage.c):
+# threads 4, stencil, then trap costs and soft accuracy.  comm: the same
+# three (the comm ground-truth workloads run for a fixed wall time, so
+# they cannot show a slowdown), then stencil, the larger kernel, at 2, 4,
+# 8 and 16 threads for how overhead scales with threads.  What is measured (tests/bench/rusage.c):
 #
 #   plain s     wall time of the plain program
 #   cdt s       wall time of the whole `cdt record` command: start, the
 #               program under the agent, symbolizing, writing the profile
 #   time x      median of the per-round ratios cdt s / plain s
+#   prog x      the same for the program's own wall time under the agent
+#               (what the program feels; time x adds cdt's start and its
+#               work after the program ended: symbols, the profile file)
 #   cpu x       the same for CPU time (user+sys): cdt and all its children
 #               against the plain program
 #   rss MB      peak RSS of the program process itself, plain / under cdt.
@@ -118,9 +121,9 @@ printf 'cdt %s overhead: %d rounds per workload, medians; %s, %s CPUs\n' "$TOOL"
 	"$("$CDT" --version)" "$(getconf _NPROCESSORS_ONLN)"
 printf 'source: %s%s\n\n' "$("$CDT" probe --csv 2>/dev/null | awk -F, '$1 == "source.record" { print $2 }')" "${BENCH_OPTS:+, options: $BENCH_OPTS}"
 header() {
-	printf '%-12s %7s %7s %6s %6s %13s %6s %7s %8s %9s %10s %9s %7s %10s\n' workload "plain s" \
-		"cdt s" "time x" "cpu x" "rss MB p/cdt" "rss x" "cdt MB" samples "us/smp in" \
-		"us/smp all" "steps/smp" traps "us/trap in"
+	printf '%-12s %7s %7s %6s %6s %6s %13s %6s %7s %8s %9s %10s %9s %7s %10s\n' workload \
+		"plain s" "cdt s" "time x" "prog x" "cpu x" "rss MB p/cdt" "rss x" "cdt MB" samples \
+		"us/smp in" "us/smp all" "steps/smp" traps "us/trap in"
 }
 
 # bench TAG PROGRAM ARGS...: the rounds of one workload, one table row.
@@ -150,14 +153,15 @@ bench() {
 	}
 	{
 		n++
-		pw[n] = $1; cw[n] = $4; tx[n] = $4 / $1; cx[n] = $5 / $2
+		pw[n] = $1; cw[n] = $4; tx[n] = $4 / $1; cx[n] = $5 / $2; px[n] = $7 / $1
 		pr[n] = $3 / 1024; tr[n] = $9 / 1024; rx[n] = $9 / $3; cr[n] = $6 / 1024
 		sm[n] = $10; us[n] = $11; all[n] = $10 ? ($8 - $2) / $10 * 1e6 : 0
 		st[n] = $10 ? $12 / $10 : 0; tp[n] = $13; ut[n] = $14
 	}
 	END {
-		printf "%-12s %7.2f %7.2f %6.2f %6.2f %6.1f/%6.1f %6.2f %7.1f %8d %9.2f %10.2f %9.2f %7d %10.2f\n",
-			substr(name, 1, 12), median(pw, n), median(cw, n), median(tx, n), median(cx, n),
+		printf "%-12s %7.2f %7.2f %6.2f %6.2f %6.2f %6.1f/%6.1f %6.2f %7.1f %8d %9.2f %10.2f %9.2f %7d %10.2f\n",
+			substr(name, 1, 12), median(pw, n), median(cw, n), median(tx, n), median(px, n),
+			median(cx, n),
 			median(pr, n), median(tr, n), median(rx, n), median(cr, n), median(sm, n),
 			median(us, n), median(all, n), median(st, n), median(tp, n), median(ut, n)
 	}'
@@ -165,8 +169,8 @@ bench() {
 
 if [ "$TOOL" = comm ]; then
 	header
-	bench p2p comm_p2p -t 1
-	bench falseshare comm_falseshare -t 1
+	bench arrays arrays 4
+	bench threads threads 4
 	bench stencil stencil
 	printf '\nthread scaling (stencil THREADS 1024 2000)\n'
 	header

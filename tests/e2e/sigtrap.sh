@@ -14,7 +14,7 @@ need_workloads sigtrap
 # Sanity: the workload passes on its own, so a failure below is cdt's.
 "$W/sigtrap" 50 >"$tmp/out" 2>&1 || fail "the sigtrap workload fails without cdt: $(cat "$tmp/out")"
 
-"$CDT" record -o "$tmp/s.data" "$W/sigtrap" 100 >"$tmp/out" 2>"$tmp/err"
+"$CDT" record -F 4000 -o "$tmp/s.data" "$W/sigtrap" 100 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 0 ] ||
 	fail "sigtrap 100 under cdt: expected exit 0 (every trap handled), got $rc; stdout: $(cat "$tmp/out"); stderr: $(cat "$tmp/err")"
@@ -22,14 +22,14 @@ grep -q 'saw 100 raise and 100 int3 of 100 each, 0 other; signal handler saw 200
 	fail "handler counts: expected 100 raise, 100 int3, then 200; found: $(cat "$tmp/out")"
 "$CDT" report -i "$tmp/s.data" --csv --view summary >"$tmp/summary" 2>"$tmp/rerr" ||
 	fail "profile not readable: $(cat "$tmp/rerr")"
-# ~0.5 s of CPU at 4 kHz gives ~2000; 200 is generous.
+# -F 4000: ~0.5 s of CPU gives ~2000; 200 is generous.
 [ "$(kv memory_samples)" -ge 200 ] 2>/dev/null ||
 	fail "expected >= 200 memory samples, found '$(kv memory_samples)'"
 if grep -q '^agent_error,' "$tmp/summary"; then
 	fail "agent errors: $(grep '^agent_error,' "$tmp/summary")"
 fi
 
-"$CDT" record -o "$tmp/b.data" "$W/sigtrap" --block >"$tmp/out" 2>"$tmp/err"
+"$CDT" record -F 4000 -o "$tmp/b.data" "$W/sigtrap" --block >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 0 ] ||
 	fail "sigtrap --block under cdt: expected exit 0, got $rc; stdout: $(cat "$tmp/out"); stderr: $(cat "$tmp/err")"

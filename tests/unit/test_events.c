@@ -432,7 +432,7 @@ static uint64_t max_rate(void)
 
 static void test_source_auto(void **state)
 {
-	struct source_req req = { SRC_NONE, 0, 0 };
+	struct source_req req = { .source = SRC_NONE };
 	struct agent_cfg cfg;
 	char why[512];
 
@@ -446,23 +446,29 @@ static void test_source_auto(void **state)
 	assert_int_equal(cfg.ev[0].type, PERF_TYPE_SOFTWARE);
 	assert_int_equal(cfg.ev[0].config, PERF_COUNT_SW_TASK_CLOCK);
 	assert_int_equal(cfg.ev[0].period, 1000000000ull / SOFT_DEFAULT_HZ);
-	assert_int_equal(cfg.ev[0].period, 250000);
+	assert_int_equal(cfg.ev[0].period, 1000000);
 	assert_int_equal(cfg.ev[0].kind, 0);
 	assert_int_equal(cfg.max_steps, 16);
 	assert_int_equal(cfg.ring_pages, 8);
 	assert_non_null(strstr(why, "no hardware PMU"));
-	assert_non_null(strstr(why, "using soft sampling at 4 kHz"));
+	assert_non_null(strstr(why, "using soft sampling at 1 kHz"));
 
 	/* A --period without --source counts pmu events: not reused as ns. */
 	req.period = 777;
 	assert_int_equal(source_select(&req, &cfg, why, sizeof(why)), 0);
-	assert_int_equal(cfg.ev[0].period, 250000);
+	assert_int_equal(cfg.ev[0].period, 1000000);
 	assert_non_null(strstr(why, "--period ignored"));
+	/* A tool's own default rate. */
+	req.period = 0;
+	req.default_hz = COMM_SOFT_DEFAULT_HZ;
+	assert_int_equal(source_select(&req, &cfg, why, sizeof(why)), 0);
+	assert_int_equal(cfg.ev[0].period, 500000);
+	assert_non_null(strstr(why, "using soft sampling at 2 kHz"));
 }
 
 static void test_source_pmu_absent(void **state)
 {
-	struct source_req req = { SRC_PMU, 0, 0 };
+	struct source_req req = { .source = SRC_PMU };
 	struct agent_cfg cfg;
 	char why[512];
 
@@ -478,7 +484,7 @@ static void test_source_pmu_absent(void **state)
 
 static void test_source_soft_rates(void **state)
 {
-	struct source_req req = { SRC_SOFT, 0, 1000 };
+	struct source_req req = { .source = SRC_SOFT, .freq = 1000 };
 	struct agent_cfg cfg;
 	uint64_t max = max_rate();
 	char why[512];

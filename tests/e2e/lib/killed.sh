@@ -29,8 +29,8 @@ start_sleeper() {
 
 # check_killed DATA SIGNUM WHAT: cdt exited 128+SIGNUM (status in rc) and
 # said why, and DATA is a readable profile saying so, with samples from
-# each of the three threads (each ran ~0.3 s of CPU, ~1200 samples at
-# 4 kHz; 50 is generous).  The summary stays in $tmp/summary, the threads
+# each of the three threads (each ran ~0.3 s of CPU, ~300 samples at
+# 1 kHz; 50 is generous).  The summary stays in $tmp/summary, the threads
 # view in $tmp/threads.csv.  Messages start with WHAT.
 check_killed() {
 	[ "$rc" -eq $((128 + $2)) ] ||
@@ -44,7 +44,7 @@ check_killed() {
 		fail "$3: summary exit_status: expected $((128 + $2)), found '$(kv exit_status)'"
 	[ "$(kv ended)" = "killed by a signal" ] ||
 		fail "$3: summary ended: expected 'killed by a signal', found '$(kv ended)'"
-	# 0.5 s of three threads at 4 kHz gives thousands; 100 is generous.
+	# 0.5 s of three threads at 1 kHz gives ~1500; 100 is generous.
 	[ "$(kv memory_samples)" -ge 100 ] 2>/dev/null ||
 		fail "$3: expected >= 100 memory samples in the profile, found '$(kv memory_samples)'"
 	"$CDT" report -i "$1" --csv --view threads >"$tmp/threads.csv" 2>"$tmp/rerr" ||
