@@ -43,54 +43,49 @@ static void comm_usage(FILE *f)
 		COMM_DEFAULT_WP);
 }
 
-static int comm_parse(int argc, char **argv, struct run_opts *o, const char **output)
+static int comm_option(void *ctx, int argc, char **argv, int *i, struct run_opts *o)
 {
 	const char *v;
 	uint64_t n;
-	int i = 1, r;
+	int r;
 
-	while (i < argc && argv[i][0] == '-') {
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			comm_usage(stdout);
-			return 0;
-		}
-		r = run_parse_common(argc, argv, &i, o, output);
-		if (r < 0)
+	(void)ctx;
+	if ((r = cliopt_match(argc, argv, i, NULL, "--bb-size", &v))) {
+		if (r < 0 || cliopt_u64("--bb-size", v, 0, &n) || n < 1 || n > BB_MAX_SLOTS) {
+			fprintf(stderr, "cdt comm: --bb-size takes 1 to %u\n", BB_MAX_SLOTS);
 			return -EINVAL;
-		if (r)
-			continue;
-		if ((r = cliopt_match(argc, argv, &i, NULL, "--bb-size", &v))) {
-			if (r < 0 || cliopt_u64("--bb-size", v, 0, &n) || n < 1 || n > BB_MAX_SLOTS) {
-				fprintf(stderr, "cdt comm: --bb-size takes 1 to %u\n", BB_MAX_SLOTS);
-				return -EINVAL;
-			}
-			o->tool_param[COMM_P_BB_SLOTS] = n;
-			continue;
 		}
-		if ((r = cliopt_match(argc, argv, &i, NULL, "--wp", &v))) {
-			if (r < 0 || cliopt_u64("--wp", v, 0, &n) || n > 4) {
-				fprintf(stderr, "cdt comm: --wp takes 0 to 4 (x86 has 4 debug "
-					"registers)\n");
-				return -EINVAL;
-			}
-			o->tool_param[COMM_P_WP] = n;
-			continue;
+		o->tool_param[COMM_P_BB_SLOTS] = n;
+		return 1;
+	}
+	if ((r = cliopt_match(argc, argv, i, NULL, "--wp", &v))) {
+		if (r < 0 || cliopt_u64("--wp", v, 0, &n) || n > 4) {
+			fprintf(stderr, "cdt comm: --wp takes 0 to 4 (x86 has 4 debug registers)\n");
+			return -EINVAL;
 		}
-		fprintf(stderr, "cdt comm: unknown option '%s'\n", argv[i]);
-		comm_usage(stderr);
-		return -EINVAL;
+		o->tool_param[COMM_P_WP] = n;
+		return 1;
 	}
-	if (i >= argc) {
-		fprintf(stderr, "cdt comm: no program to run\n");
-		comm_usage(stderr);
-		return -EINVAL;
-	}
-	o->argv = argv + i;
-	return 1;
+	return 0;
+}
+
+/* The settings a report needs to scale and explain counts. */
+static int comm_finish(void *ctx, const struct run_opts *o, struct profile *p)
+{
+	char buf[32];
+	int err;
+
+	(void)ctx;
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->tool_param[COMM_P_WP]);
+	err = profile_set_meta(p, "wp", buf);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->tool_param[COMM_P_BB_SLOTS]);
+	return err ? err : profile_set_meta(p, "bb_size", buf);
+}
+
+static int comm_report(void *ctx, struct profile *p)
+{
+	(void)ctx;
+	return report_text(p);
 }
 
 int cmd_comm(int argc, char **argv)
@@ -102,32 +97,8 @@ int cmd_comm(int argc, char **argv)
 		.src = { .default_hz = COMM_SOFT_DEFAULT_HZ },
 		.tool_param = { [COMM_P_BB_SLOTS] = BB_DEFAULT_SLOTS, [COMM_P_WP] = COMM_DEFAULT_WP },
 	};
-	const char *output = NULL;
-	struct run_result res;
-	struct profile p;
-	char outbuf[64], buf[32];
-	int r, err;
+	const struct run_tool t = { .usage = comm_usage, .option = comm_option,
+				    .finish = comm_finish, .report = comm_report };
 
-	r = comm_parse(argc, argv, &o, &output);
-	if (r <= 0)
-		return r < 0 ? EXIT_CDT_FAILED : 0;
-	if (!output)
-		output = run_default_output(outbuf, sizeof(outbuf));
-	profile_init(&p);
-	err = run_program(&o, &p, &res);
-	if (!err) {
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o.tool_param[COMM_P_WP]);
-		err = profile_set_meta(&p, "wp", buf);
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o.tool_param[COMM_P_BB_SLOTS]);
-		if (!err)
-			err = profile_set_meta(&p, "bb_size", buf);
-		if (err || run_save(&o, &p, output)) {
-			res.status = EXIT_CDT_FAILED;
-		} else if (report_text(&p) || fflush(stdout)) {
-			fprintf(stderr, "cdt comm: cannot print the report\n");
-			res.status = EXIT_CDT_FAILED;
-		}
-	}
-	profile_free(&p);
-	return res.status;
+	return run_tool(argc, argv, &o, &t);
 }

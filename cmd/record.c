@@ -107,54 +107,28 @@ static int record_watch(const char *spec, const char *prog, struct run_opts *o)
 	return 0;
 }
 
+/* --watch SPEC: kept in ctx until the program is known. */
+static int record_option(void *ctx, int argc, char **argv, int *i, struct run_opts *o)
+{
+	(void)o;
+	return cliopt_match(argc, argv, i, NULL, "--watch", (const char **)ctx);
+}
+
+static int record_prepare(void *ctx, struct run_opts *o)
+{
+	const char *watch = *(const char **)ctx;
+
+	return watch ? record_watch(watch, o->argv[0], o) : 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	/* Objects on: what the objects view names is most of the point of a
 	 * profile, and a block costs little (lib/agent/objects.c). */
 	struct run_opts o = { .tool_name = "record", .tool = TOOL_RECORD, .objects = 1 };
-	const char *output = NULL, *watch = NULL;
-	struct run_result res;
-	struct profile p;
-	char outbuf[64];
-	int i = 1, r, err;
+	const char *watch = NULL;
+	const struct run_tool t = { .usage = record_usage, .option = record_option,
+				    .prepare = record_prepare, .ctx = &watch };
 
-	while (i < argc && argv[i][0] == '-') {
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			record_usage(stdout);
-			return 0;
-		}
-		r = run_parse_common(argc, argv, &i, &o, &output);
-		if (r < 0)
-			return EXIT_CDT_FAILED;
-		if (r)
-			continue;
-		r = cliopt_match(argc, argv, &i, NULL, "--watch", &watch);
-		if (r < 0)
-			return EXIT_CDT_FAILED;
-		if (r)
-			continue;
-		fprintf(stderr, "cdt record: unknown option '%s'\n", argv[i]);
-		record_usage(stderr);
-		return EXIT_CDT_FAILED;
-	}
-	if (i >= argc) {
-		fprintf(stderr, "cdt record: no program to run\n");
-		record_usage(stderr);
-		return EXIT_CDT_FAILED;
-	}
-	o.argv = argv + i;
-	if (watch && record_watch(watch, o.argv[0], &o))
-		return EXIT_CDT_FAILED;
-	if (!output)
-		output = run_default_output(outbuf, sizeof(outbuf));
-	profile_init(&p);
-	err = run_program(&o, &p, &res);
-	if (!err && run_save(&o, &p, output))
-		res.status = EXIT_CDT_FAILED;
-	profile_free(&p);
-	return res.status;
+	return run_tool(argc, argv, &o, &t);
 }

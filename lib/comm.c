@@ -26,9 +26,11 @@
 #include "comm.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "objmap.h"
 #include "views.h"
 
@@ -112,24 +114,6 @@ static void idx_free(struct idx_map *h)
 {
 	free(h->key);
 	free(h->val);
-}
-
-static int grow(void *arrp, size_t *cap, size_t n, size_t elem)
-{
-	void **arr = arrp;
-	size_t ncap;
-	void *na;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	/* Not zeroed: pages of the spare room stay untouched until used. */
-	na = realloc(*arr, ncap * elem);
-	if (!na)
-		return -ENOMEM;
-	*arr = na;
-	*cap = ncap;
-	return 0;
 }
 
 /* Dense indices for the cores and nodes of the profile's topology. */
@@ -266,7 +250,7 @@ static int name_row(struct idx_map *h, const char *name, void *arrp, size_t *n, 
 	if (!found) {
 		char *dup = strdup(name);
 
-		if (!dup || grow(arrp, cap, *n, elem)) {
+		if (!dup || array_grow(arrp, cap, *n, elem)) {
 			free(dup);
 			return -ENOMEM;
 		}
@@ -428,7 +412,7 @@ static int pair_add(struct idx_map *ix, struct comm_pair **arr, size_t *n, size_
 	if (err)
 		return err;
 	if (!found) {
-		if (grow(arr, cap, *n, sizeof(**arr)))
+		if (array_grow(arr, cap, *n, sizeof(**arr)))
 			return -ENOMEM;
 		(*arr)[*n] = (struct comm_pair){ x, y, { 0 } };
 		*v = ++*n;
@@ -494,7 +478,7 @@ static int comm_acc_add(struct comm_acc *acc, const struct profile *p, const str
 	if (err)
 		return err;
 	if (!found) {
-		if (grow(&m->lines, &acc->lines_cap, m->nlines, sizeof(*m->lines))) {
+		if (array_grow(&m->lines, &acc->lines_cap, m->nlines, sizeof(*m->lines))) {
 			*v = 0;
 			return -ENOMEM;
 		}
@@ -678,6 +662,42 @@ struct comm_state {
 	struct comm_model m;
 	int built, failed;
 };
+
+/* "1:0-7w 2:8-15w": each thread's bytes of the line, w if it stored. */
+void comm_line_threads(const struct profile *p, const struct comm_line *l, char *buf,
+		       size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < l->nthr && o < len; i++) {
+		uint64_t b = l->thr[i].bytes;
+		unsigned lo = b ? (unsigned)__builtin_ctzll(b) : 0;
+		unsigned hi = b ? 63 - (unsigned)__builtin_clzll(b) : 0;
+		char lab[32];
+
+		o += (size_t)snprintf(buf + o, len - o, "%s%s:%u-%u%s", i ? " " : "",
+				      profile_thread_label(p, l->thr[i].thread, lab, sizeof(lab)),
+				      lo, hi, l->thr[i].wbytes ? "w" : "");
+	}
+	if (l->more_threads && o < len)
+		snprintf(buf + o, len - o, " +%u", l->more_threads);
+}
+
+void comm_line_code(const struct profile *p, const struct comm_line *l, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < l->nip && o < len; i++) {
+		char loc[256];
+
+		view_code_loc(p, l->pid, l->time, l->ip[i], loc, sizeof(loc));
+		if (strstr(buf, loc))
+			continue;
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "; " : "", loc);
+	}
+}
 
 static void comm_state_free(void *data)
 {

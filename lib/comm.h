@@ -91,6 +91,12 @@ static inline double comm_cell(const struct comm_model *m, int level, int kind,
 	return m->m[level][kind][i * m->n[level] + j];
 }
 
+/* A line's threads with the bytes each touched, "1:0-7w 2:8-15w" (w: it
+ * stored), and its code locations, "f (a.c:3); g (b.c:9)". */
+void comm_line_threads(const struct profile *p, const struct comm_line *l, char *buf,
+		       size_t len);
+void comm_line_code(const struct profile *p, const struct comm_line *l, char *buf, size_t len);
+
 const char *comm_kind_name(int kind);
 const char *comm_level_name(int level);
 

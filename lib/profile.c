@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "datafile.h"
 #include "symbolize.h"
 
@@ -14,23 +15,6 @@ enum { CAP_META, CAP_PROCS, CAP_TASKS, CAP_MMAPS, CAP_SAMPLES, CAP_TRAPS, CAP_ER
 void profile_init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));
-}
-
-static int profile_grow(void *arrp, size_t *cap, size_t n, size_t elem)
-{
-	void **arr = arrp;
-	size_t ncap;
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	q = realloc(*arr, ncap * elem);
-	if (!q)
-		return -ENOMEM;
-	*arr = q;
-	*cap = ncap;
-	return 0;
 }
 
 /*
@@ -224,7 +208,7 @@ int profile_set_meta(struct profile *p, const char *key, const char *value)
 		p->meta[i].value = v;
 		return 0;
 	}
-	if (profile_grow(&p->meta, &p->caps[CAP_META], p->nmeta, sizeof(*p->meta)))
+	if (array_grow(&p->meta, &p->caps[CAP_META], p->nmeta, sizeof(*p->meta)))
 		return -ENOMEM;
 	k = strdup(key);
 	v = strdup(value);
@@ -349,7 +333,7 @@ static int profile_add_proc(struct profile *p, const struct rec_proc *r)
 			if (p->tasks[i].pid == r->pid && !p->tasks[i].end)
 				p->tasks[i].end = r->time;
 	} else {
-		if (profile_grow(&p->procs, &p->caps[CAP_PROCS], p->nprocs, sizeof(*p->procs))) {
+		if (array_grow(&p->procs, &p->caps[CAP_PROCS], p->nprocs, sizeof(*p->procs))) {
 			free(exe);
 			return -ENOMEM;
 		}
@@ -372,7 +356,7 @@ static int profile_add_thread(struct profile *p, const struct rec_thread *r)
 
 	if (t && !t->end)
 		return 0;
-	if (profile_grow(&p->tasks, &p->caps[CAP_TASKS], p->ntasks, sizeof(*p->tasks)))
+	if (array_grow(&p->tasks, &p->caps[CAP_TASKS], p->ntasks, sizeof(*p->tasks)))
 		return -ENOMEM;
 	t = &p->tasks[p->ntasks++];
 	memset(t, 0, sizeof(*t));
@@ -425,7 +409,7 @@ static int profile_add_mmap(struct profile *p, const struct rec_mmap *r)
 		    m->pgoff == r->pgoff && !strcmp(m->path, r->path))
 			return 0;
 	}
-	if (profile_grow(&p->mmaps, &p->caps[CAP_MMAPS], p->nmmaps, sizeof(*p->mmaps)))
+	if (array_grow(&p->mmaps, &p->caps[CAP_MMAPS], p->nmmaps, sizeof(*p->mmaps)))
 		return -ENOMEM;
 	m = malloc(r->h.size);
 	if (!m)
@@ -446,7 +430,7 @@ static int profile_add_error(struct profile *p, const struct rec_error *r)
 			return 0;
 		}
 	}
-	if (profile_grow(&p->errors, &p->caps[CAP_ERRORS], p->nerrors, sizeof(*p->errors)))
+	if (array_grow(&p->errors, &p->caps[CAP_ERRORS], p->nerrors, sizeof(*p->errors)))
 		return -ENOMEM;
 	e = &p->errors[p->nerrors];
 	e->msg = strdup(r->msg);
@@ -575,7 +559,7 @@ static int profile_keep(struct profile *p, const struct rec_hdr *r)
 {
 	struct rec_hdr *c;
 
-	if (profile_grow(&p->tool_recs, &p->caps[CAP_TOOL], p->ntool_recs,
+	if (array_grow(&p->tool_recs, &p->caps[CAP_TOOL], p->ntool_recs,
 			 sizeof(*p->tool_recs)))
 		return -ENOMEM;
 	c = malloc(r->size);
@@ -629,20 +613,20 @@ int profile_add(struct profile *p, const struct rec_hdr *r)
 				     r->type == REC_THREAD_END);
 		return 0;
 	case REC_TASK:
-		if (profile_grow(&p->tasks, &p->caps[CAP_TASKS], p->ntasks, sizeof(*p->tasks)))
+		if (array_grow(&p->tasks, &p->caps[CAP_TASKS], p->ntasks, sizeof(*p->tasks)))
 			return -ENOMEM;
 		p->tasks[p->ntasks++] = *(const struct rec_task *)r;
 		return 0;
 	case REC_MMAP:
 		return profile_add_mmap(p, (const struct rec_mmap *)r);
 	case REC_SAMPLE:
-		if (profile_grow(&p->samples, &p->caps[CAP_SAMPLES], p->nsamples,
+		if (array_grow(&p->samples, &p->caps[CAP_SAMPLES], p->nsamples,
 				 sizeof(*p->samples)))
 			return -ENOMEM;
 		p->samples[p->nsamples++] = *(const struct rec_sample *)r;
 		return 0;
 	case REC_TRAP:
-		if (profile_grow(&p->traps, &p->caps[CAP_TRAPS], p->ntraps, sizeof(*p->traps)))
+		if (array_grow(&p->traps, &p->caps[CAP_TRAPS], p->ntraps, sizeof(*p->traps)))
 			return -ENOMEM;
 		p->traps[p->ntraps++] = *(const struct rec_trap *)r;
 		return 0;

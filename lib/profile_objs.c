@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "datafile.h"
 
 struct prof_site {
@@ -42,23 +43,6 @@ static int objs_path_eq(const struct prof_path *a, const struct prof_path *b)
 {
 	return a->image == b->image && a->depth == b->depth &&
 	       !memcmp(a->frames, b->frames, a->depth * sizeof(a->frames[0]));
-}
-
-static int objs_grow(void *arrp, size_t *cap, size_t n, size_t elem)
-{
-	void **arr = arrp;
-	size_t ncap;
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	q = realloc(*arr, ncap * elem);
-	if (!q)
-		return -ENOMEM;
-	*arr = q;
-	*cap = ncap;
-	return 0;
 }
 
 static int objs_path_rehash(struct prof_objs *o)
@@ -97,7 +81,7 @@ static int objs_path_intern(struct prof_objs *o, const struct prof_path *x, uint
 	}
 	if (o->npaths >= PROF_NO_PATH - 1)
 		return -EOVERFLOW;
-	if (objs_grow(&o->paths, &o->paths_cap, o->npaths, sizeof(*o->paths)))
+	if (array_grow(&o->paths, &o->paths_cap, o->npaths, sizeof(*o->paths)))
 		return -ENOMEM;
 	o->paths[o->npaths] = *x;
 	o->path_tab[k] = (uint32_t)o->npaths + 1;
@@ -173,7 +157,7 @@ static int objs_add_alloc(struct profile *p, const struct rec_alloc *r)
 			a.path = s->path;
 	}
 	if (!err)
-		err = objs_grow(&o->allocs, &o->allocs_cap, o->nallocs, sizeof(*o->allocs));
+		err = array_grow(&o->allocs, &o->allocs_cap, o->nallocs, sizeof(*o->allocs));
 	if (!err)
 		o->allocs[o->nallocs++] = a;
 	return err;
@@ -190,7 +174,7 @@ int profile_objs_add(struct profile *p, const struct rec_hdr *r)
 		return objs_add_alloc(p, (const struct rec_alloc *)r);
 	if (r->type != REC_FREE)
 		return -EINVAL;
-	if (objs_grow(&o->frees, &o->frees_cap, o->nfrees, sizeof(*o->frees)))
+	if (array_grow(&o->frees, &o->frees_cap, o->nfrees, sizeof(*o->frees)))
 		return -ENOMEM;
 	o->frees[o->nfrees] = *(const struct rec_free *)r;
 	o->frees[o->nfrees].h.size = sizeof(struct rec_free);

@@ -601,3 +601,57 @@ int run_parse_common(int argc, char **argv, int *i, struct run_opts *o,
 	}
 	return 0;
 }
+
+int run_tool(int argc, char **argv, struct run_opts *o, const struct run_tool *t)
+{
+	const char *output = NULL;
+	struct run_result res;
+	struct profile p;
+	char outbuf[64];
+	int i = 1, r;
+
+	while (i < argc && argv[i][0] == '-') {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			t->usage(stdout);
+			return 0;
+		}
+		r = run_parse_common(argc, argv, &i, o, &output);
+		if (!r && t->option)
+			r = t->option(t->ctx, argc, argv, &i, o);
+		if (r < 0)
+			return EXIT_CDT_FAILED;
+		if (r)
+			continue;
+		fprintf(stderr, "cdt %s: unknown option '%s'\n", o->tool_name, argv[i]);
+		t->usage(stderr);
+		return EXIT_CDT_FAILED;
+	}
+	if (i >= argc) {
+		fprintf(stderr, "cdt %s: no program to run\n", o->tool_name);
+		t->usage(stderr);
+		return EXIT_CDT_FAILED;
+	}
+	o->argv = argv + i;
+	if (t->prepare && t->prepare(t->ctx, o))
+		return EXIT_CDT_FAILED;
+	if (!output)
+		output = run_default_output(outbuf, sizeof(outbuf));
+	profile_init(&p);
+	if (run_program(o, &p, &res))
+		goto out;
+	if ((t->finish && t->finish(t->ctx, o, &p)) || run_save(o, &p, output)) {
+		res.status = EXIT_CDT_FAILED;
+		goto out;
+	}
+	if (t->report && (t->report(t->ctx, &p) || fflush(stdout))) {
+		fprintf(stderr, "cdt %s: cannot print the report\n", o->tool_name);
+		res.status = EXIT_CDT_FAILED;
+	}
+out:
+	profile_free(&p);
+	return res.status;
+}

@@ -8,6 +8,7 @@
 #define CDT_RUN_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "agentcfg.h"
@@ -55,6 +56,28 @@ const char *run_default_output(char *buf, size_t len);
 
 /* Write p to path, reporting on stderr; returns 0 or a negative errno. */
 int run_save(const struct run_opts *o, struct profile *p, const char *path);
+
+/* What a profiling tool adds to the common driver, run_tool(). */
+struct run_tool {
+	void (*usage)(FILE *f);
+	/* 1 if argv[*i] is the tool's option (advance *i past it), 0 if not,
+	 * or a negative errno after saying why. */
+	int (*option)(void *ctx, int argc, char **argv, int *i, struct run_opts *o);
+	/* Before the run, with o->argv set; 0 or a negative errno.  May be NULL. */
+	int (*prepare)(void *ctx, struct run_opts *o);
+	/* After the run, before the profile is written (tool meta); may be NULL. */
+	int (*finish)(void *ctx, const struct run_opts *o, struct profile *p);
+	/* After the profile is written (the tool's report on stdout); may be NULL. */
+	int (*report)(void *ctx, struct profile *p);
+	void *ctx;
+};
+
+/*
+ * `cdt TOOL [options] [--] program [args...]`: parse the common and the
+ * tool's options, run, write the profile, report.  Returns cdt's exit
+ * status (the program's, or 125-127).
+ */
+int run_tool(int argc, char **argv, struct run_opts *o, const struct run_tool *t);
 
 /* Parse the options every profiling tool takes.  Returns 1 if argv[*i]
  * was one of them (advancing *i past its argument), 0 if not, or a

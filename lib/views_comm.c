@@ -205,43 +205,6 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 	return err ? -ENOMEM : 0;
 }
 
-/* "1:0-7w 2:8-15w": each thread's bytes of the line, w if it stored. */
-static void line_threads(const struct profile *p, const struct comm_line *l, char *buf,
-			 size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < l->nthr && o < len; i++) {
-		uint64_t b = l->thr[i].bytes;
-		unsigned lo = b ? (unsigned)__builtin_ctzll(b) : 0;
-		unsigned hi = b ? 63 - (unsigned)__builtin_clzll(b) : 0;
-		char lab[32];
-
-		o += (size_t)snprintf(buf + o, len - o, "%s%s:%u-%u%s", i ? " " : "",
-				      profile_thread_label(p, l->thr[i].thread, lab, sizeof(lab)),
-				      lo, hi, l->thr[i].wbytes ? "w" : "");
-	}
-	if (l->more_threads && o < len)
-		snprintf(buf + o, len - o, " +%u", l->more_threads);
-}
-
-static void line_code(const struct profile *p, const struct comm_line *l, char *buf,
-		      size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < l->nip && o < len; i++) {
-		char loc[256];
-
-		view_code_loc(p, l->pid, l->time, l->ip[i], loc, sizeof(loc));
-		if (strstr(buf, loc))
-			continue;
-		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "; " : "", loc);
-	}
-}
-
 static int view_lines(const struct profile *p, const struct view_opts *o, struct table *t)
 {
 	static const char *const cols[] = { "line", "object", "offset:r", "all:r", "ts:r",
@@ -260,8 +223,8 @@ static int view_lines(const struct profile *p, const struct view_opts *o, struct
 			t->hidden = m->nlines - i;
 			break;
 		}
-		line_threads(p, l, thr, sizeof(thr));
-		line_code(p, l, code, sizeof(code));
+		comm_line_threads(p, l, thr, sizeof(thr));
+		comm_line_code(p, l, code, sizeof(code));
 		err = table_row(t) || table_cell(t, "0x%" PRIx64, l->line) ||
 		      table_cell(t, "%s", l->object) || table_cell(t, "%" PRIu64, l->offset) ||
 		      table_cell(t, "%.6g", l->w[CM_ALL]) || table_cell(t, "%.6g", l->w[CM_TS]) ||
@@ -367,8 +330,8 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 		nw = thread_list(p, l, 1, who, sizeof(who));
 		if (!nw)
 			thread_list(p, l, 0, who, sizeof(who));
-		line_threads(p, l, bytes, sizeof(bytes));
-		line_code(p, l, code, sizeof(code));
+		comm_line_threads(p, l, bytes, sizeof(bytes));
+		comm_line_code(p, l, code, sizeof(code));
 		err = table_row(t) ||
 		      table_cell(t, "%s sharing on %s (+%" PRIu64 ", line 0x%" PRIx64 ", %.0f%% of all): "
 				 "thread%s %s %s; bytes by thread %s; code: %s%s",

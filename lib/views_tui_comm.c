@@ -129,38 +129,6 @@ static int ct_match(const struct ct_cell *c, const struct comm_line *l)
 	return 0;
 }
 
-static void ct_line_threads(const struct comm_line *l, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < l->nthr && o < len; i++) {
-		uint64_t b = l->thr[i].bytes;
-		unsigned lo = b ? (unsigned)__builtin_ctzll(b) : 0;
-		unsigned hi = b ? 63 - (unsigned)__builtin_clzll(b) : 0;
-
-		o += (size_t)snprintf(buf + o, len - o, "%s%u:%u-%u%s", i ? " " : "", l->thr[i].thread,
-				      lo, hi, l->thr[i].wbytes ? "w" : "");
-	}
-	if (l->more_threads && o < len)
-		snprintf(buf + o, len - o, " +%u", l->more_threads);
-}
-
-static void ct_line_code(const struct ct_cell *c, const struct comm_line *l, char *buf,
-			 size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < l->nip && o < len; i++) {
-		char loc[256];
-
-		view_code_loc(c->p, l->pid, l->time, l->ip[i], loc, sizeof(loc));
-		if (!strstr(buf, loc))
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "; " : "", loc);
-	}
-}
-
 static int ct_lines(struct ct_cell *c, struct table *t)
 {
 	static const char *const cols[] = { "line", "object", "offset:r", "all:r", "ts:r", "fs:r",
@@ -186,8 +154,8 @@ static int ct_lines(struct ct_cell *c, struct table *t)
 		shown++;
 		wr = ct_side(l, c->r0, c->r1, &any);
 		wc = ct_side(l, c->c0, c->c1, &any);
-		ct_line_threads(l, thr, sizeof(thr));
-		ct_line_code(c, l, code, sizeof(code));
+		comm_line_threads(c->p, l, thr, sizeof(thr));
+		comm_line_code(c->p, l, code, sizeof(code));
 		err = table_row(t) || table_cell(t, "0x%" PRIx64, l->line) ||
 		      table_cell(t, "%s", l->object ? l->object : "?") ||
 		      table_cell(t, "%" PRIu64, l->offset) || table_cell(t, "%.6g", l->w[CM_ALL]) ||
