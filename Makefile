@@ -114,13 +114,10 @@ $(B)/workloads/%: tests/workloads/%.c | $(B)/.deps
 
 workloads: $(WORK_BIN)
 
-# A synthetic comm profile of any size, for report and TUI benchmarks.
-$(B)/bench/genprofile: tests/bench/genprofile.c $(LIB_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $(filter %.c %.o,$^) $(LIBS) -ldl
-
-# The same for `cdt record` profiles (samples with symbols).
-$(B)/bench/genrecord: tests/bench/genrecord.c $(LIB_OBJ)
+# Synthetic profiles of any size, for report and TUI benchmarks: genprofile
+# writes comm ones, genrecord `cdt record` ones (samples with symbols).
+GEN_BIN := $(B)/bench/genprofile $(B)/bench/genrecord
+$(GEN_BIN): $(B)/bench/%: tests/bench/%.c tests/bench/gen_common.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $(filter %.c %.o,$^) $(LIBS) -ldl
 
@@ -131,14 +128,13 @@ $(FUZZ_REPLAY): tests/fuzz/fuzz_datafile.c tests/fuzz/replay.c $(filter-out $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ $(LIBS) -ldl
 
-check: cdt $(B)/asan/cdt $(UNIT_BIN) $(AGENT_TEST_BIN) $(WORK_BIN) $(FUZZ_REPLAY) \
-       $(B)/bench/genprofile $(B)/bench/genrecord
+check: cdt $(B)/asan/cdt $(UNIT_BIN) $(AGENT_TEST_BIN) $(WORK_BIN) $(FUZZ_REPLAY) $(GEN_BIN)
 	@CDT=$(CURDIR)/$(B)/asan/cdt CDT_PLAIN=$(CURDIR)/cdt BUILD=$(CURDIR)/$(B) sh tests/run.sh
 
 fuzz: | $(B)/.deps
 	$(MAKE) -f tests/fuzz/fuzz.mk
 
-bench: cdt $(WORK_BIN) $(B)/bench/genprofile $(B)/bench/genrecord
+bench: cdt $(WORK_BIN) $(GEN_BIN)
 	@sh tests/bench/run.sh record && echo && sh tests/bench/run.sh comm
 	@echo && sh tests/bench/tui_open.sh
 	@echo && sh tests/bench/report.sh

@@ -12,80 +12,14 @@
  * variables with a symbol each, plus heap addresses without one.  60% are
  * loads, 30% stores, 10% read-modify-writes.  Exit 0, or 1 with a message.
  */
-#include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include "profile.h"
+#include "gen_common.h"
 
 #define GEN_PID 5000
-#define GEN_CPUS 16
 #define GEN_TEXT 0x401000ull
 #define GEN_DATA 0x604000ull
 #define GEN_VARS 64
 #define GEN_VAR_SIZE 256
 #define GEN_HEAP 0x7f1000000000ull
-
-struct gen {
-	const char *out;
-	uint64_t samples, seed;
-	uint32_t threads, funcs;
-};
-
-static uint64_t gen_rand(uint64_t *x)
-{
-	*x ^= *x >> 12;
-	*x ^= *x << 25;
-	*x ^= *x >> 27;
-	return *x * 2685821657736338717ull;
-}
-
-static int gen_meta(struct profile *p)
-{
-	static const char *const kv[][2] = {
-		{ "tool", "record" }, { "command", "genrecord (synthetic)" }, { "host", "synthetic" },
-		{ "source", "soft" }, { "source_why", "synthetic profile" }, { "period", "250000" },
-		{ "period_unit", "ns" },
-	};
-	int err = 0;
-
-	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]) && !err; i++)
-		err = profile_set_meta(p, kv[i][0], kv[i][1]);
-	return err;
-}
-
-static int gen_threads(struct profile *p, const struct gen *g)
-{
-	union {
-		struct rec_proc r;
-		char buf[sizeof(struct rec_proc) + 16];
-	} proc;
-	int err = 0;
-
-	for (int c = 0; c < GEN_CPUS && !err; c++) {
-		struct rec_cpu r = { { sizeof(r), REC_CPU, 0 }, c, c / 2, 0, c / (GEN_CPUS / 2) };
-
-		err = profile_add(p, &r.h);
-	}
-	memset(&proc, 0, sizeof(proc));
-	proc.r.h = (struct rec_hdr){ sizeof(proc), REC_PROC, 0 };
-	proc.r.pid = GEN_PID;
-	proc.r.time = 1;
-	strcpy(proc.r.exe, "/synthetic");
-	if (!err)
-		err = profile_add(p, &proc.r.h);
-	for (uint32_t i = 0; i < g->threads && !err; i++) {
-		struct rec_thread r = { { sizeof(r), REC_THREAD, 0 }, GEN_PID, GEN_PID + i,
-					10 + i, i % GEN_CPUS, i ? 0 : THREAD_F_MAIN, "" };
-
-		snprintf(r.name, sizeof(r.name), "gen-%u", i);
-		err = profile_add(p, &r.h);
-	}
-	return err;
-}
 
 /* A REC_SYM as the front end writes it after symbolizing. */
 static int gen_sym(struct profile *p, int kind, uint64_t addr, uint64_t start, uint64_t size,
@@ -117,12 +51,12 @@ static int gen_sym(struct profile *p, int kind, uint64_t addr, uint64_t start, u
 	return err;
 }
 
-static int gen_syms(struct profile *p, const struct gen *g)
+static int gen_syms(struct profile *p, uint32_t funcs)
 {
 	char name[32];
 	int err = 0;
 
-	for (uint32_t f = 0; f < g->funcs && !err; f++) {
+	for (uint32_t f = 0; f < funcs && !err; f++) {
 		snprintf(name, sizeof(name), "kernel_%u", f / 4);
 		err = gen_sym(p, SYM_CODE, GEN_TEXT + f * 16, GEN_TEXT + f / 4 * 64, 64, name,
 			      "/src/synthetic.c", 100 + f);
@@ -136,12 +70,13 @@ static int gen_syms(struct profile *p, const struct gen *g)
 	return err;
 }
 
-static int gen_samples(struct profile *p, const struct gen *g)
+/* g->n samples at funcs code addresses. */
+static int gen_samples(struct profile *p, const struct gen_args *g, uint32_t funcs)
 {
 	uint64_t x = g->seed | 1;
 	int err = 0;
 
-	for (uint64_t n = 0; n < g->samples && !err; n++) {
+	for (uint64_t n = 0; n < g->n && !err; n++) {
 		uint64_t r = gen_rand(&x), k = r % 10;
 		uint32_t t = (uint32_t)((r >> 8) % g->threads);
 		struct rec_sample s;
@@ -151,7 +86,7 @@ static int gen_samples(struct profile *p, const struct gen *g)
 		s.pid = GEN_PID;
 		s.tid = GEN_PID + t;
 		s.time = 1000 + n * 10;
-		s.ip = GEN_TEXT + (r >> 20) % g->funcs * 16;
+		s.ip = GEN_TEXT + (r >> 20) % funcs * 16;
 		/* Half to the static variables, half to the heap. */
 		s.addr = (r >> 40) & 1 ? GEN_DATA + (r >> 41) % (GEN_VARS * GEN_VAR_SIZE / 8) * 8
 				       : GEN_HEAP + (r >> 41) % (1u << 20) * 8;
@@ -165,54 +100,27 @@ static int gen_samples(struct profile *p, const struct gen *g)
 	return err;
 }
 
-static int gen_parse(int argc, char **argv, struct gen *g)
-{
-	int c;
-
-	*g = (struct gen){ NULL, 1000000, 42, 64, 256 };
-	while ((c = getopt(argc, argv, "o:n:t:f:s:")) != -1) {
-		switch (c) {
-		case 'o': g->out = optarg; break;
-		case 'n': g->samples = strtoull(optarg, NULL, 10); break;
-		case 't': g->threads = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'f': g->funcs = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 's': g->seed = strtoull(optarg, NULL, 10); break;
-		default: return -EINVAL;
-		}
-	}
-	if (!g->out || optind != argc || g->threads < 1 || g->threads > 4096 || !g->funcs ||
-	    g->funcs > 65536)
-		return -EINVAL;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
+	struct gen_args g = { NULL, 1000000, 256, 42, 64 };
 	struct profile p;
-	struct gen g;
+	uint32_t funcs;
 	int err;
 
-	if (gen_parse(argc, argv, &g)) {
+	err = gen_parse(argc, argv, 'f', &g);
+	funcs = (uint32_t)g.x;
+	if (err || g.threads < 1 || g.threads > 4096 || !funcs || funcs > 65536) {
 		fprintf(stderr, "usage: genrecord -o FILE [-n SAMPLES] [-t THREADS 1..4096] "
 				"[-f FUNCTIONS] [-s SEED]\n");
 		return 1;
 	}
 	profile_init(&p);
-	err = gen_meta(&p);
+	err = gen_meta(&p, "record", "genrecord (synthetic)", NULL, 0);
 	if (!err)
-		err = gen_threads(&p, &g);
+		err = gen_topology(&p, GEN_PID, g.threads);
 	if (!err)
-		err = gen_syms(&p, &g);
+		err = gen_syms(&p, funcs);
 	if (!err)
-		err = gen_samples(&p, &g);
-	if (!err) {
-		profile_number_tasks(&p);
-		err = profile_write(&p, g.out);
-	}
-	profile_free(&p);
-	if (err) {
-		fprintf(stderr, "genrecord: %s: %s\n", g.out, strerror(-err));
-		return 1;
-	}
-	return 0;
+		err = gen_samples(&p, &g, funcs);
+	return gen_write(&p, err, "genrecord", g.out);
 }

@@ -27,49 +27,13 @@
 # BENCH_ROUNDS, RECORDS, CC.
 set -u
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-CDT=${CDT_PLAIN:-$top/cdt}
-BUILD=${BUILD:-$top/build}
-case $CDT in /*) ;; *) CDT=$(pwd)/$CDT ;; esac
-case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
+. "$(dirname "$0")/lib.sh"
 ROUNDS=${BENCH_ROUNDS:-3}
 RECORDS=${RECORDS:-1000000}
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-
-die() {
-	echo "bench: $*" >&2
-	exit 1
-}
-
-[ -x "$CDT" ] || die "no cdt front end at $CDT (make cdt)"
-for g in genprofile genrecord; do
-	[ -x "$BUILD/bench/$g" ] || die "no profile generator at $BUILD/bench/$g (make $BUILD/bench/$g)"
-done
-case $ROUNDS in '' | *[!0-9]* | 0) die "BENCH_ROUNDS must be a positive number" ;; esac
-case $RECORDS in '' | *[!0-9]* | 0) die "RECORDS must be a positive number" ;; esac
-${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$tmp/rusage" "$top/tests/bench/rusage.c" ||
-	die "cannot build tests/bench/rusage.c"
-R=$tmp/rusage
-
-# row NAME RUNFILE MB: the medians of a run file.
-row() {
-	awk -v name="$1" -v mb="$3" '
-	function median(a, n,   i, j, x) {
-		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
-	{
-		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		n++; w[n] = v["wall_s"]; c[n] = v["user_s"] + v["sys_s"]; r[n] = v["maxrss_kb"] / 1024
-	}
-	END {
-		m = median(w, n)
-		printf "%-26s %7.3f %7.3f %7.1f %7.1f  %s\n", name, m, median(c, n), median(r, n), mb,
-			m < 1 ? "ok" : "OVER 1 s"
-	}' "$2"
-}
+need_gen genprofile genrecord
+need_count BENCH_ROUNDS "$ROUNDS"
+need_count RECORDS "$RECORDS"
+build_rusage
 
 # bench STEM NAME ARGS...: time `cdt report ARGS` ROUNDS times; the
 # profiles are $tmp/STEM.*.
@@ -82,7 +46,7 @@ bench() {
 			die "cdt report $* failed: $(cat "$tmp/err")"
 	done
 	mb=$(du -ck "$tmp/$stem".* | awk 'END { print $1 / 1024 }')
-	row "$name" "$tmp/run" "$mb"
+	row_medians "$name" "$tmp/run" '%-26s %7.3f %7.3f %7.1f %7.1f  %s\n' "$mb"
 }
 
 G=$BUILD/bench

@@ -54,32 +54,16 @@
 # nothing here asserts a figure.
 set -u
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-CDT=${CDT_PLAIN:-$top/cdt}
-BUILD=${BUILD:-$top/build}
-case $CDT in /*) ;; *) CDT=$(pwd)/$CDT ;; esac
-case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
-W=$BUILD/workloads
-ROUNDS=${BENCH_ROUNDS:-5}
 TOOL=${1:-record}
 case $TOOL in record | comm) ;; *) echo "usage: run.sh [record|comm]" >&2; exit 2 ;; esac
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-
-die() {
-	echo "bench: $*" >&2
-	exit 1
-}
-
-[ -x "$CDT" ] || die "no cdt front end at $CDT (make cdt)"
+. "$(dirname "$0")/lib.sh"
+W=$BUILD/workloads
+ROUNDS=${BENCH_ROUNDS:-5}
 for w in arrays threads stencil watchme comm_p2p comm_falseshare; do
 	[ -x "$W/$w" ] || die "no workload $W/$w (make workloads)"
 done
-case $ROUNDS in '' | *[!0-9]* | 0) die "BENCH_ROUNDS must be a positive number" ;; esac
-${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$tmp/rusage" "$top/tests/bench/rusage.c" ||
-	die "cannot build tests/bench/rusage.c"
-R=$tmp/rusage
+need_count BENCH_ROUNDS "$ROUNDS"
+build_rusage
 
 # kv PROFILE KEY: a value from a profile's summary.
 kv() {
@@ -113,8 +97,7 @@ run_cdt() {
 
 # The rows of a run file as "wall cpu maxrss_kb", one per round.
 fields() {
-	awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		print v["wall_s"], v["user_s"] + v["sys_s"], v["maxrss_kb"] }' "$1"
+	awk "$RUN_AWK"'{ print w[n], c[n], k[n] }' "$1"
 }
 
 printf 'cdt %s overhead: %d rounds per workload, medians; %s, %s CPUs\n' "$TOOL" "$ROUNDS" \
@@ -146,11 +129,7 @@ bench() {
 	fields "$tmp/$name.plain" >"$tmp/p"
 	fields "$tmp/$name.cdt" >"$tmp/c"
 	fields "$tmp/$name.target" >"$tmp/t"
-	paste -d' ' "$tmp/p" "$tmp/c" "$tmp/t" "$tmp/$name.samples" | awk -v name="$prog $*" '
-	function median(a, n,   i, j, x) {
-		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
+	paste -d' ' "$tmp/p" "$tmp/c" "$tmp/t" "$tmp/$name.samples" | awk -v name="$prog $*" "$MEDIAN_AWK"'
 	{
 		n++
 		pw[n] = $1; cw[n] = $4; tx[n] = $4 / $1; cx[n] = $5 / $2; px[n] = $7 / $1
@@ -210,11 +189,7 @@ trap_cost() {
 	done
 	fields "$tmp/nowatch.cdt" >"$tmp/p"
 	fields "$tmp/watch.cdt" >"$tmp/t"
-	paste -d' ' "$tmp/p" "$tmp/t" "$tmp/trap.rows" | awk -v spec="$spec" '
-	function median(a, n,   i, j, x) {
-		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
+	paste -d' ' "$tmp/p" "$tmp/t" "$tmp/trap.rows" | awk -v spec="$spec" "$MEDIAN_AWK"'
 	{ n++; tr[n] = $7; inh[n] = $8; all[n] = $7 ? ($5 - $2) / $7 * 1e6 : 0 }
 	END { printf "%-22s %8d %12.2f %12.2f\n", spec, median(tr, n), median(inh, n), median(all, n) }'
 }

@@ -21,46 +21,18 @@
 # BENCH_ROUNDS, RECORDS, CC.
 set -u
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-CDT=${CDT_PLAIN:-$top/cdt}
-BUILD=${BUILD:-$top/build}
-case $CDT in /*) ;; *) CDT=$(pwd)/$CDT ;; esac
-case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
+. "$(dirname "$0")/lib.sh"
 ROUNDS=${BENCH_ROUNDS:-5}
 RECORDS=${RECORDS:-1000000}
 GEN=$BUILD/bench/genprofile
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-
-die() {
-	echo "bench: $*" >&2
-	exit 1
-}
-
-[ -x "$CDT" ] || die "no cdt front end at $CDT (make cdt)"
-[ -x "$GEN" ] || die "no profile generator at $GEN (make $BUILD/bench/genprofile)"
+need_gen genprofile
 command -v script >/dev/null 2>&1 || die "script(1) is needed for a terminal (bsdutils)"
-case $ROUNDS in '' | *[!0-9]* | 0) die "BENCH_ROUNDS must be a positive number" ;; esac
-${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$tmp/rusage" "$top/tests/bench/rusage.c" ||
-	die "cannot build tests/bench/rusage.c"
-R=$tmp/rusage
+need_count BENCH_ROUNDS "$ROUNDS"
+build_rusage
 
 # row NAME RUNFILE: the medians of a run file.
 row() {
-	awk -v name="$1" '
-	function median(a, n,   i, j, x) {
-		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
-	{
-		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		n++; w[n] = v["wall_s"]; c[n] = v["user_s"] + v["sys_s"]; r[n] = v["maxrss_kb"] / 1024
-	}
-	END {
-		m = median(w, n)
-		printf "%-34s %7.3f %7.3f %7.1f  %s\n", name, m, median(c, n), median(r, n), m < 1 ? "ok" : "OVER 1 s"
-	}' "$2"
+	row_medians "$1" "$2" '%-34s %7.3f %7.3f %7.1f  %s\n'
 }
 
 printf 'cdt report --tui opening time: %d rounds, medians; %s records; %s, %s CPUs\n\n' "$ROUNDS" \

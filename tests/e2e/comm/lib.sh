@@ -19,6 +19,11 @@
 # may be given in CDT_COMM_ARGS; KEEP=1 keeps $tmp for a look.
 
 COMM_DIR=$(cd "$(dirname "$0")/comm" && pwd)
+# cols FILE COL... (the shared e2e helper; not the rest of lib/common.sh,
+# whose set-up needs CDT)
+E2E_CSV_ONLY=1
+. "$COMM_DIR/../lib/common.sh"
+unset E2E_CSV_ONLY
 
 comm_init() {
 	COMM_NAME=$1
@@ -30,24 +35,6 @@ comm_init() {
 fail() {
 	echo "$COMM_NAME: $*" >&2
 	exit 1
-}
-
-# comm_cols FILE COL...: the named columns of a CSV file, tab-separated,
-# without the header.  Fails on a missing column or a quoted field.
-comm_cols() {
-	_f=$1
-	shift
-	awk -F, -v want="$*" '
-	{ sub(/\r$/, "") }
-	/"/ { print "comm_cols: quoted CSV field on line " NR ": " $0 > "/dev/stderr"; exit 2 }
-	NR == 1 {
-		n = split(want, w, " ")
-		for (i = 1; i <= NF; i++) idx[$i] = i
-		for (k = 1; k <= n; k++)
-			if (!(w[k] in idx)) { print "comm_cols: no column " w[k] " in: " $0 > "/dev/stderr"; exit 2 }
-		next
-	}
-	{ s = ""; for (k = 1; k <= n; k++) s = s (k > 1 ? "\t" : "") $(idx[w[k]]); print s }' "$_f"
 }
 
 # comm_run TAG WORKLOAD ARGS...: run the workload under `cdt comm`; it
@@ -79,13 +66,13 @@ comm_view() {
 	[ -s "$tmp/$1.$2.csv" ] || fail "cdt report --csv --view=$2 ($1): empty output"
 }
 
-# comm_viewcols TAG VIEW COL...: comm_cols of view VIEW of run TAG (made
+# comm_viewcols TAG VIEW COL...: cols of view VIEW of run TAG (made
 # with comm_view if not there yet).
 comm_viewcols() {
 	_vtag=$1 _view=$2
 	shift 2
 	[ -s "$tmp/$_vtag.$_view.csv" ] || comm_view "$_vtag" "$_view"
-	comm_cols "$tmp/$_vtag.$_view.csv" "$@" 2>"$tmp/$_vtag.colerr" ||
+	cols "$tmp/$_vtag.$_view.csv" "$@" 2>"$tmp/$_vtag.colerr" ||
 		fail "$_view view ($_vtag): $(cat "$tmp/$_vtag.colerr")"
 }
 

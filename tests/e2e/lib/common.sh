@@ -8,6 +8,31 @@
 # removed at exit unless KEEP is set.  A test that starts cdt in the
 # background keeps its pid in cdt_pid, and the program's in target, while
 # they may still run: exit kills those, and only those.
+#
+# comm/lib.sh takes only cols from here: with E2E_CSV_ONLY=1, sourcing
+# stops right after cols, before the set-up that needs CDT (the comm
+# checker self-test, comm_checker.sh, runs without cdt).
+
+# cols FILE COL...: the named columns of a CSV file, tab-separated,
+# without the header; CRLF line ends are taken.  Fails (exit 2) on a
+# missing column or a quoted field.
+cols() {
+	_f=$1
+	shift
+	awk -F, -v want="$*" '
+	{ sub(/\r$/, "") }
+	/"/ { print "cols: quoted CSV field on line " NR ": " $0 > "/dev/stderr"; exit 2 }
+	NR == 1 {
+		n = split(want, w, " ")
+		for (i = 1; i <= NF; i++) idx[$i] = i
+		for (k = 1; k <= n; k++)
+			if (!(w[k] in idx)) { print "cols: no column " w[k] " in: " $0 > "/dev/stderr"; exit 2 }
+		next
+	}
+	{ s = ""; for (k = 1; k <= n; k++) s = s (k > 1 ? "\t" : "") $(idx[w[k]]); print s }' "$_f"
+}
+
+[ -z "${E2E_CSV_ONLY:-}" ] || return 0
 
 : "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
 case $CDT in /*) ;; */*) CDT=$(pwd)/$CDT ;; esac
@@ -43,22 +68,6 @@ need_workloads() {
 # kv KEY: a value of the summary view (CSV) saved in $tmp/summary.
 kv() {
 	awk -F, -v k="$1" '$1 == k { sub(/^[^,]*,/, ""); print; exit }' "$tmp/summary"
-}
-
-# cols FILE COL...: the named columns of a CSV file, tab-separated.
-cols() {
-	f=$1
-	shift
-	awk -F, -v want="$*" '
-	/"/ { print "cols: quoted CSV field on line " NR ": " $0 > "/dev/stderr"; exit 2 }
-	NR == 1 {
-		n = split(want, w, " ")
-		for (i = 1; i <= NF; i++) idx[$i] = i
-		for (k = 1; k <= n; k++)
-			if (!(w[k] in idx)) { print "cols: no column " w[k] " in: " $0 > "/dev/stderr"; exit 2 }
-		next
-	}
-	{ s = ""; for (k = 1; k <= n; k++) s = s (k > 1 ? "\t" : "") $(idx[w[k]]); print s }' "$f"
 }
 
 # child_of PID: the child processes of a pid, on one line.
