@@ -20,27 +20,11 @@ static void comm_usage(FILE *f)
 		"and whether it is true or false sharing, down to the cache line, data object\n"
 		"and source line.  Prints the report and writes a profile for cdt report.\n"
 		"\n"
-		"  -o, --output FILE     profile to write (default cdt.data, cdt.data.RANK under MPI)\n"
-		"      --source SRC      auto, pmu or soft (default auto)\n"
-		"  -F, --freq HZ         soft: samples per second per thread (default %u)\n"
-		"  -c, --period N        pmu: memory accesses between samples (default %u);\n"
-		"                        soft: nanoseconds of CPU time between samples\n"
 		"      --bb-size N       BulletinBoard slots, 1 to %u (default %u)\n"
 		"      --wp D            debug registers per thread for watchpoints, 0 to 4\n"
-		"                        (default %u; 0 detects on samples only)\n"
-		"      --objects         attribute lines to heap blocks (by allocation call\n"
-		"                        path), anonymous mappings and thread stacks (default)\n"
-		"      --no-objects      static variables only: less overhead in malloc-heavy\n"
-		"                        programs\n"
-		"      --buffer-size N   shared record buffer, a power of two (default 8M)\n"
-		"  -q, --quiet           only errors on stderr\n"
-		"  -v, --verbose         more detail on stderr\n"
-		"  -h, --help            this text\n"
-		"\n"
-		"Exit status: the program's, 128+N if signal N killed it, 125 if cdt failed,\n"
-		"126 if the program cannot be executed, 127 if it is not found.\n",
-		COMM_SOFT_DEFAULT_HZ, PMU_DEFAULT_PERIOD, BB_MAX_SLOTS, BB_DEFAULT_SLOTS,
-		COMM_DEFAULT_WP);
+		"                        (default %u; 0 detects on samples only)\n",
+		BB_MAX_SLOTS, BB_DEFAULT_SLOTS, COMM_DEFAULT_WP);
+	run_usage_common(f, COMM_SOFT_DEFAULT_HZ);
 }
 
 static int comm_option(void *ctx, int argc, char **argv, int *i, struct run_opts *o)

@@ -18,26 +18,10 @@ static void record_usage(FILE *f)
 		"\n"
 		"Sample loads and stores in every thread of program and write a profile.\n"
 		"\n"
-		"  -o, --output FILE     profile to write (default cdt.data, cdt.data.RANK under MPI)\n"
-		"      --source SRC      auto, pmu or soft (default auto)\n"
-		"  -F, --freq HZ         soft: samples per second per thread (default %u)\n"
-		"  -c, --period N        pmu: events between samples (default 500000);\n"
-		"                        soft: nanoseconds of CPU time between samples\n"
 		"      --watch SPEC      also trap every access to a variable or call of a\n"
 		"                        function, in every thread: SYMBOL[:w|rw|x][:LEN] or\n"
-		"                        0xADDR[:w|rw|x][:LEN] (default rw, the symbol's size)\n"
-		"      --buffer-size N   shared record buffer, a power of two (default 8M)\n"
-		"      --objects         name heap blocks, anonymous mappings and thread\n"
-		"                        stacks by allocation call path (default)\n"
-		"      --no-objects      do not record them: less overhead in malloc-heavy\n"
-		"                        programs; heap addresses show as [anon]\n"
-		"  -q, --quiet           only errors on stderr\n"
-		"  -v, --verbose         more detail on stderr\n"
-		"  -h, --help            this text\n"
-		"\n"
-		"Exit status: the program's, 128+N if signal N killed it, 125 if cdt failed,\n"
-		"126 if the program cannot be executed, 127 if it is not found.\n",
-		SOFT_DEFAULT_HZ);
+		"                        0xADDR[:w|rw|x][:LEN] (default rw, the symbol's size)\n");
+	run_usage_common(f, SOFT_DEFAULT_HZ);
 }
 
 /* --watch: resolve the spec against the program before it runs. */

@@ -655,3 +655,25 @@ out:
 	profile_free(&p);
 	return res.status;
 }
+
+void run_usage_common(FILE *f, uint64_t soft_hz)
+{
+	fprintf(f,
+		"  -o, --output FILE     profile to write (default cdt.data, cdt.data.RANK under MPI)\n"
+		"      --source SRC      auto, pmu or soft (default auto)\n"
+		"  -F, --freq HZ         soft: samples per second per thread (default %llu)\n"
+		"  -c, --period N        pmu: memory accesses between samples (default %u);\n"
+		"                        soft: nanoseconds of CPU time between samples\n"
+		"      --objects         name heap blocks, anonymous mappings and thread stacks,\n"
+		"                        by allocation call path (default)\n"
+		"      --no-objects      static variables only: less overhead in malloc-heavy\n"
+		"                        programs\n"
+		"      --buffer-size N   shared record buffer, a power of two (default 8M)\n"
+		"  -q, --quiet           only errors on stderr\n"
+		"  -v, --verbose         more detail on stderr\n"
+		"  -h, --help            this text\n"
+		"\n"
+		"Exit status: the program's, 128+N if signal N killed it, 125 if cdt failed,\n"
+		"126 if the program cannot be executed, 127 if it is not found.\n",
+		(unsigned long long)soft_hz, PMU_DEFAULT_PERIOD);
+}

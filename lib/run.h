@@ -79,6 +79,10 @@ struct run_tool {
  */
 int run_tool(int argc, char **argv, struct run_opts *o, const struct run_tool *t);
 
+/* The help text of the options every profiling tool takes, and the exit
+ * statuses; soft_hz is the tool's soft default rate. */
+void run_usage_common(FILE *f, uint64_t soft_hz);
+
 /* Parse the options every profiling tool takes.  Returns 1 if argv[*i]
  * was one of them (advancing *i past its argument), 0 if not, or a
  * negative errno after printing why. */

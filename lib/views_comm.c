@@ -163,7 +163,12 @@ static int view_matrix_text(const struct profile *p, const struct view_opts *o, 
 				 comm_level_name(lv), comm_level_name(lv), m->total[k]);
 			if (lv || k)
 				fputc('\n', f);
-			err = heatmap_print(f, &h, width);
+			/* An empty matrix says so in one line, not in a blank grid. */
+			if (m->total[k] <= 0)
+				err = fprintf(f, "%s, %s x %s: none detected\n", what[k],
+					      comm_level_name(lv), comm_level_name(lv)) < 0 ? -EIO : 0;
+			else
+				err = heatmap_print(f, &h, width);
 		}
 		labels_free(labels, m->n[lv]);
 	}
