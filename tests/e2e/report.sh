@@ -27,7 +27,8 @@ fields() {
 need_workloads watchme
 
 cd "$tmp" || exit 1
-"$CDT" record --watch watched_counter:w "$W/watchme" 2 500 >out 2>err
+# A high rate: this tests the views, and every view needs rows.
+"$CDT" record -F 10000 --watch watched_counter:w "$W/watchme" 2 20000 >out 2>err
 rc=$?
 [ "$rc" -eq 0 ] || fail "cdt record: expected exit 0, got $rc: $(cat err)"
 [ -f cdt.data ] || fail "cdt record without -o: expected ./cdt.data, found: $(ls -A | tr '\n' ' ')"
