@@ -656,13 +656,6 @@ void comm_free(struct comm_model *m)
 }
 
 
-/* The profile's comm state: the sums while records come, then the model. */
-struct comm_state {
-	struct comm_acc acc;
-	struct comm_model m;
-	int built, failed;
-};
-
 /* "1:0-7w 2:8-15w": each thread's bytes of the line, w if it stored. */
 void comm_line_threads(const struct profile *p, const struct comm_line *l, char *buf,
 		       size_t len)
@@ -698,6 +691,13 @@ void comm_line_code(const struct profile *p, const struct comm_line *l, char *bu
 		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "; " : "", loc);
 	}
 }
+
+/* The profile's comm state: the sums while records come, then the model. */
+struct comm_state {
+	struct comm_acc acc;
+	struct comm_model m;
+	int built, failed;
+};
 
 static void comm_state_free(void *data)
 {

@@ -114,7 +114,7 @@ void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0);
 void soft_on_step(struct agent_thread *t, ucontext_t *uc);
 int soft_stepping(void);
 int pmu_open(struct agent_thread *t, int i);
-void pmu_on_sample(struct agent_thread *t, int i);
+void pmu_on_sample(struct agent_thread *t, int i, uint64_t t0);
 void pmu_close(struct agent_thread *t, int i);
 
 /* sigchain.c: the program's SIGTRAP handler behind ours */
@@ -128,7 +128,8 @@ int wpt_arm(struct wpt_set *s, int slot, uint64_t addr, unsigned len,
 	    enum wpt_type type, uint64_t cookie);
 int wpt_disarm(struct wpt_set *s, int slot);
 void wpt_close(struct wpt_set *s);
-void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc);
+void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc,
+		 uint64_t t0);
 
 /* mmaps.c */
 void mmaps_record(void);

@@ -90,7 +90,11 @@ int bb_put(struct bb *b, const struct bb_pub *p)
 int bb_pick(const struct bb *b, uint32_t start, uint32_t self, uint64_t after,
 	    struct bb_pub *out)
 {
-	for (uint32_t k = 0; k < b->nslots; k++) {
+	/* The whole default board, but never all of a large one: this runs in
+	 * the sample handler. */
+	uint32_t n = b->nslots < BB_PICK_PROBES ? b->nslots : BB_PICK_PROBES;
+
+	for (uint32_t k = 0; k < n; k++) {
 		const struct bb_slot *s = &b->slot[(start + k) % b->nslots];
 
 		if (bb_read(s, out) && out->tid != self && out->time > after)

@@ -61,7 +61,8 @@ int bb_get(const struct bb *b, uint64_t line, struct bb_pub *out);
 /* Publish into p->line's slot; 0, or -EBUSY if a writer holds it. */
 int bb_put(struct bb *b, const struct bb_pub *p);
 /* An entry published after `after` by a thread other than `self`, scanning
- * from slot `start` round the table: 1 with *out, 0 if none. */
+ * at most BB_PICK_PROBES slots from slot `start` on: 1 with *out, 0 if none. */
+#define BB_PICK_PROBES 128u
 int bb_pick(const struct bb *b, uint32_t start, uint32_t self, uint64_t after,
 	    struct bb_pub *out);
 

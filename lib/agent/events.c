@@ -126,10 +126,9 @@ static void pmu_emit(struct agent_thread *t, const struct pmu_sample *ps, int i)
 	agent_g.tool->sample(t, &s);
 }
 
-void pmu_on_sample(struct agent_thread *t, int i)
+void pmu_on_sample(struct agent_thread *t, int i, uint64_t t0)
 {
 	struct perf_event_mmap_page *pg = t->ev_ring[i];
-	uint64_t t0 = agent_now();
 	unsigned char *data;
 	uint64_t head, tail, size;
 

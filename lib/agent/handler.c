@@ -28,13 +28,13 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *ucv)
 			goto out;
 		now = agent_now();
 		if ((data & SIGDATA_KIND_MASK) == SIGDATA_WPT)
-			wpt_on_trap(t, (int)(data & SIGDATA_INDEX_MASK), si, uc);
+			wpt_on_trap(t, (int)(data & SIGDATA_INDEX_MASK), si, uc, now);
 		else if (agent_quiet)
 			t->st.samples++;
 		else if (agent_g.cfg.source == SRC_SOFT)
 			soft_on_sample(t, uc, now);
 		else
-			pmu_on_sample(t, (int)(data & SIGDATA_INDEX_MASK));
+			pmu_on_sample(t, (int)(data & SIGDATA_INDEX_MASK), now);
 		agent_thread_tick(t, now);
 		goto out;
 	}

@@ -19,7 +19,8 @@
  * follows jumps whose direction that decides (loop back-edges), and the
  * first memory instruction whose address registers it knows gets its
  * exact address, with no trap.  Stepping is left for what the walk cannot
- * compute (a register loaded from memory, a multiply, a system call).
+ * compute (a register loaded from memory, an operation it does not compute, a
+ * system call).
  */
 #include <sched.h>
 #include <string.h>

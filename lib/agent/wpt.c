@@ -142,9 +142,9 @@ void wpt_close(struct wpt_set *s)
 	}
 }
 
-void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc)
+void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc,
+		 uint64_t t0)
 {
-	uint64_t t0 = agent_now();
 	struct wpt_slot *w;
 	struct rec_trap tr = { 0 };
 	struct decode_regs regs;

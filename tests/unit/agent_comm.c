@@ -181,6 +181,28 @@ static void test_arm(void **state)
 	free(b);
 }
 
+/* Arming scans a bounded run of slots from its start, wrapping round. */
+static void test_pick_bound(void **state)
+{
+	struct bb *b = board(1000);
+	struct bb_pub p = { .line = 500 * BB_LINE, .addr = 500 * BB_LINE, .time = 5, .tid = 1,
+			    .size = 8 }, out;
+
+	(void)state;
+	assert_int_equal(bb_put(b, &p), 0);
+	assert_int_equal(bb_pick(b, 0, 2, 0, &out), 0);  /* 500 slots away */
+	assert_int_equal(bb_pick(b, 400, 2, 0, &out), 1);
+	assert_int_equal(out.line, 500 * BB_LINE);
+	assert_int_equal(bb_pick(b, 400, 1, 0, &out), 0); /* its own */
+	assert_int_equal(bb_pick(b, 400, 2, 5, &out), 0); /* not after 5 */
+	free(b);
+	b = board(127);
+	p.line = p.addr = 3 * BB_LINE;
+	assert_int_equal(bb_put(b, &p), 0);
+	assert_int_equal(bb_pick(b, 100, 2, 0, &out), 1); /* wraps round */
+	free(b);
+}
+
 static void test_chunks(void **state)
 {
 	uint64_t rng = 7;
@@ -225,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_publish_expiry),
 		cmocka_unit_test(test_slot_collision),
 		cmocka_unit_test(test_arm),
+		cmocka_unit_test(test_pick_bound),
 		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_seqlock),
 	};
