@@ -27,17 +27,26 @@ OPT  ?= -O2 -g
 DEPFLAGS = -MMD -MP
 PC_CFLAGS = $(shell pkg-config --cflags $(PKG_LIBS) 2>/dev/null)
 PC_LIBS   = $(shell pkg-config --libs $(PKG_LIBS) 2>/dev/null)
-CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(DEPFLAGS) -Ilib -Ioutput -DCDT_VERSION='"$(VERSION)"' $(PC_CFLAGS) $(CFLAGS)
+# Includes name their folder from the top: "lib/core/profile.h", "output/table.h".
+CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(DEPFLAGS) -I. -DCDT_VERSION='"$(VERSION)"' $(PC_CFLAGS) $(CFLAGS)
 LIBS = $(PC_LIBS) -lpfm -lZydis -lm $(LDLIBS)
+
+# The layers of lib/ (lib/README).  A tool is a folder lib/tools/NAME/:
+# its descriptor tool.c and the table tools.c go into both images, its
+# agent.c and agent_*.c into the agent only, everything else into the
+# front end only.  So a new tool needs no line here.
+TOOL_COMMON := lib/tools/tools.c $(wildcard lib/tools/*/tool.c)
+TOOL_AGENT  := $(wildcard lib/tools/*/agent.c lib/tools/*/agent_*.c)
+TOOL_FRONT  := $(filter-out $(TOOL_COMMON) $(TOOL_AGENT),$(wildcard lib/tools/*/*.c))
 
 # The agent: a small shared object loaded into the target.  Only these
 # sources go into it; they must stay async-signal-safe in handlers.
-AGENT_SRC := $(wildcard lib/agent/*.c) lib/arena.c lib/decode.c
+AGENT_SRC := $(wildcard lib/agent/*.c lib/wire/*.c) $(TOOL_COMMON) $(TOOL_AGENT)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(B)/pic/%.o)
 AGENT_SO  := $(B)/cdt-agent.so
 
-# The front end: everything else in lib/, output/ and cmd/.
-LIB_SRC := $(filter-out lib/agent/%,$(wildcard lib/*.c)) $(wildcard output/*.c)
+# The front end: wire, core, the tools' front-end halves, output and cmd.
+LIB_SRC := $(wildcard lib/wire/*.c lib/core/*.c) $(TOOL_COMMON) $(TOOL_FRONT) $(wildcard output/*.c)
 CMD_SRC := $(wildcard cmd/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(B)/agent_blob.o
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/%.o)
@@ -90,23 +99,28 @@ $(B)/asan/%.o: %.c | $(B)/.deps
 
 $(B)/pic/%.o: %.c | $(B)/.deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -fPIC -fvisibility=hidden -fno-omit-frame-pointer -c -o $@ $<
+	$(CC) $(CFLAGS_ALL) -DCDT_AGENT -fPIC -fvisibility=hidden -fno-omit-frame-pointer -c -o $@ $<
 
 # -z nodelete: a program that dlcloses everything must not unmap the handler.
 $(AGENT_SO): $(AGENT_OBJ)
 	$(CC) -shared -fPIC -Wl,-z,nodelete -Wl,--no-undefined -o $@ $^ -lZydis -ldl -lpthread
 
-$(B)/agent_blob.o: lib/agent_blob.S $(AGENT_SO)
-	$(CC) -c -DAGENT_SO='"$(AGENT_SO)"' -o $@ lib/agent_blob.S
+$(B)/agent_blob.o: lib/core/agent_blob.S $(AGENT_SO)
+	$(CC) -c -DAGENT_SO='"$(AGENT_SO)"' -o $@ lib/core/agent_blob.S
 
 # ---- tests ----
 $(B)/asan/tests/test_%: tests/unit/test_%.c $(filter-out $(B)/agent_blob.o,$(ASAN_LIB_OBJ)) $(B)/agent_blob.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $(filter %.c %.o,$^) $(LIBS) $$(pkg-config --libs cmocka 2>/dev/null || echo -lcmocka) -ldl
 
-$(B)/tests/agent_%: tests/unit/agent_%.c $(AGENT_OBJ)
+# The decoder runs in the agent only; its unit test checks it under ASan.
+$(B)/asan/tests/test_decode: $(B)/asan/lib/agent/decode.o
+
+# They drain the arena through the front end's ingest, as cdt does.
+AGENT_TEST_LINK := $(AGENT_OBJ) $(B)/lib/core/ingest.o $(B)/lib/core/records.o
+$(B)/tests/agent_%: tests/unit/agent_%.c $(AGENT_TEST_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Ilib/agent -pthread -o $@ $(filter %.c %.o,$^) -lZydis -ldl $$(pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+	$(CC) $(CFLAGS_ALL) -pthread -o $@ $(filter %.c %.o,$^) -lZydis -ldl $$(pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 $(B)/workloads/%: tests/workloads/%.c | $(B)/.deps
 	@mkdir -p $(dir $@)

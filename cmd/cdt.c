@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* cdt: dispatch to a subcommand. */
+/* cdt: dispatch to a tool of the tool table, or to report or probe. */
 #include <stdio.h>
 #include <string.h>
 
-#include "cmds.h"
-#include "run.h"
+#include "cmd/cmds.h"
+#include "lib/core/run.h"
+#include "lib/tools/tool.h"
 
 struct cmd {
 	const char *name;
@@ -13,8 +14,6 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
-	{ "record", "sample the memory accesses of a program, every thread", cmd_record },
-	{ "comm", "thread-to-thread communication: true and false sharing", cmd_comm },
 	{ "report", "show a recorded profile: text, CSV or TUI", cmd_report },
 	{ "probe", "what this machine offers: PMU, debug registers, sample source", cmd_probe },
 };
@@ -23,22 +22,29 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: cdt <command> [options] [program [args...]]\n"
 		   "       cdt help <command> | cdt --help | cdt --version\n\ncommands:\n");
+	for (size_t i = 0; tools[i]; i++)
+		fprintf(f, "  %-8s %s\n", tools[i]->name, tools[i]->summary);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f, "\nEach command takes --help.  See cdt(1) and cdt-<command>(1).\n");
 }
 
-static const struct cmd *cmd_find(const char *name)
+/* Run command name with argv[0] its name; -1 if there is no such command. */
+static int dispatch(const char *name, int argc, char **argv)
 {
+	const struct tool *t = tools_find(name);
+
+	if (t)
+		return run_tool(t->name, t->run, t->prof, argc, argv);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(cmds[i].name, name))
-			return &cmds[i];
-	return NULL;
+			return cmds[i].fn(argc, argv);
+	return -1;
 }
 
 int main(int argc, char **argv)
 {
-	const struct cmd *c;
+	int r;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -59,17 +65,13 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
-		c = cmd_find(argv[2]);
-		if (!c) {
+		r = dispatch(argv[2], 2, hargv);
+		if (r < 0)
 			fprintf(stderr, "cdt: no such command '%s'\n", argv[2]);
-			return EXIT_CDT_FAILED;
-		}
-		return c->fn(2, hargv);
+		return r < 0 ? EXIT_CDT_FAILED : r;
 	}
-	c = cmd_find(argv[1]);
-	if (!c) {
+	r = dispatch(argv[1], argc - 1, argv + 1);
+	if (r < 0)
 		fprintf(stderr, "cdt: no such command '%s'; 'cdt --help' lists them\n", argv[1]);
-		return EXIT_CDT_FAILED;
-	}
-	return c->fn(argc - 1, argv + 1);
+	return r < 0 ? EXIT_CDT_FAILED : r;
 }

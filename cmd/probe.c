@@ -17,13 +17,14 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "agentcfg.h"
-#include "events.h"
-#include "record.h"
-#include "run.h"
-#include "source.h"
-#include "table.h"
-#include "topo.h"
+#include "lib/core/pmu_events.h"
+#include "lib/core/run.h"
+#include "lib/core/source.h"
+#include "lib/core/topo.h"
+#include "lib/tools/tool.h"
+#include "lib/wire/agentcfg.h"
+#include "lib/wire/record.h"
+#include "output/table.h"
 
 #ifndef CDT_VERSION
 #define CDT_VERSION "unknown"
@@ -394,32 +395,23 @@ static void probe_topo(const struct out *o)
 	topo_free(&t);
 }
 
-static void probe_sources(const struct out *o, const struct events_host *h)
+/* The sample source each tool of the table would use, at its own default rate. */
+static void probe_sources(const struct out *o)
 {
-	/* Each sampling tool with its own soft default rate. */
-	static const struct { const char *key; uint64_t hz; } sampling[] = {
-		{ "source.record", 0 }, { "source.comm", COMM_SOFT_DEFAULT_HZ }, { "source.numa", 0 },
-	};
 	struct agent_cfg cfg;
-	char why[512];
+	char key[64], why[512];
 	const char *src;
 	int r;
 
-	for (size_t i = 0; i < sizeof(sampling) / sizeof(sampling[0]); i++) {
-		struct source_req req = { .source = SRC_NONE, .default_hz = sampling[i].hz };
+	for (size_t i = 0; tools[i]; i++) {
+		struct source_req req = { .source = SRC_NONE, .default_hz = tools[i]->run->soft_hz };
 
 		memset(&cfg, 0, sizeof(cfg));
 		r = source_select(&req, &cfg, why, sizeof(why));
 		src = r < 0 ? "none" : cfg.source == SRC_PMU ? "pmu" : "soft";
-		emit(o, sampling[i].key, src, why);
+		snprintf(key, sizeof(key), "source.%s", tools[i]->name);
+		emit(o, key, src, why);
 	}
-
-	/* Counting-mode tools need hardware counters; without, only task-clock. */
-	src = h->hw_pmu ? "pmu" : "soft";
-	emit(o, "source.fvar", src, h->hw_pmu ? "hardware counters for per-instance deltas"
-	     : "no counters; task-clock only");
-	emit(o, "source.membound", src, h->hw_pmu ? "hardware counters for bandwidth and stalls"
-	     : "no counters; task-clock only");
 }
 
 static void usage(FILE *f)
@@ -483,7 +475,7 @@ int cmd_probe(int argc, char **argv)
 	probe_trap(&o);
 	probe_sigtrap(&o);
 	probe_topo(&o);
-	probe_sources(&o, &h);
+	probe_sources(&o);
 	if (o.csv)
 		table_print_csv(&t, stdout);
 	table_free(&t);

@@ -5,17 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "cliopt.h"
-#include "cmds.h"
-#include "run.h"
-#include "views.h"
-#include "views_tui.h"
-
-#define REPORT_DEFAULT_TOP 20
-#define REPORT_MIN_SHARE 0.0005 /* like perf c2c: hide rows under 0.05% */
+#include "cmd/cmds.h"
+#include "lib/core/cliopt.h"
+#include "lib/core/run.h"
+#include "lib/core/view_print.h"
+#include "lib/core/view_tui.h"
+#include "lib/tools/tool.h"
 
 struct report_opts {
 	const char *input;   /* the one file, or what the TUI's top row names */
@@ -23,8 +20,8 @@ struct report_opts {
 	uint32_t *ranks;
 	size_t ninputs, inputs_cap;
 	const char *view;
-	int csv, width, show_all, top_set, tui;
-	struct view_opts vo;
+	int show_all, top_set, tui;
+	struct view_print pr;
 };
 
 static void report_usage(FILE *f)
@@ -48,128 +45,6 @@ static void report_usage(FILE *f)
 		"      --tui          explore the profile in the terminal: heatmaps, sortable\n"
 		"                     tables, drill-down (? there lists the keys)\n"
 		"  -h, --help         this text\n");
-}
-
-#define REPORT_WIDTH_FULL (-1) /* --width full */
-
-/* Text fits 80 columns unless asked for more (or the terminal's, "full"). */
-static int report_width(int asked)
-{
-	struct winsize ws;
-
-	if (asked > 0)
-		return asked;
-	if (asked == REPORT_WIDTH_FULL && isatty(1) && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_col)
-		return ws.ws_col;
-	return 80;
-}
-
-/* Does the view have the --sort column?  1 yes, 0 no (names in cols), or -errno. */
-static int report_has_col(const struct profile *p, const struct view *v, const char *col,
-			  char *cols, size_t len)
-{
-	struct view_opts vo = { .top = 1 };
-	struct table t;
-	int err = v->build(p, &vo, &t);
-
-	if (!err) {
-		err = table_col(&t, col) >= 0;
-		if (!err)
-			table_col_names(&t, cols, len);
-	}
-	table_free(&t);
-	return err;
-}
-
-/*
- * One view.  --sort: the whole table (rows under the threshold still
- * left out), sorted, then cut to --top; a view without the column is
- * shown as usual when it is one of several (`strict` 0).
- */
-static int report_one(const struct profile *p, const struct view *v,
-		      const struct report_opts *o, int width, int strict)
-{
-	struct view_opts vo = o->vo;
-	char cols[512];
-	int err, col = -1, sort = o->vo.sort != NULL;
-	struct table t;
-
-	if (sort && !strict && (err = report_has_col(p, v, o->vo.sort, cols, sizeof(cols))) <= 0) {
-		if (err < 0)
-			return err;
-		sort = 0;
-	}
-	if (!o->csv && v->text && !sort)
-		return v->text(p, &o->vo, stdout, width);
-	if (sort)
-		vo.top = 0;
-	err = v->build(p, &vo, &t);
-	if (!err && sort) {
-		col = table_col(&t, o->vo.sort);
-		if (col < 0) {
-			table_col_names(&t, cols, sizeof(cols));
-			fprintf(stderr, "cdt report: --sort %s: the %s view has no such column; "
-				"its columns: %s\n", o->vo.sort, v->name, cols);
-			err = -ECANCELED; /* said */
-		} else {
-			err = table_sort(&t, col);
-			table_top(&t, o->vo.top);
-		}
-	}
-	if (!err) {
-		if (o->csv)
-			table_print_csv(&t, stdout);
-		else
-			table_print_text(&t, stdout, width);
-	}
-	table_free(&t);
-	return err;
-}
-
-/* --sort in the full report: at least one of its views must have the column. */
-static int report_sort_check(const struct profile *p, const struct tool_views *tv,
-			     const char *col)
-{
-	char cols[512];
-	int r;
-
-	for (const char *const *n = tv->report; *n; n++) {
-		r = report_has_col(p, views_find(tv, *n), col, cols, sizeof(cols));
-		if (r)
-			return r < 0 ? r : 0;
-	}
-	fprintf(stderr, "cdt report: --sort %s: no view of the report has such a column; the "
-		"columns of each:\n", col);
-	for (const char *const *n = tv->report; *n; n++) {
-		r = report_has_col(p, views_find(tv, *n), "", cols, sizeof(cols));
-		if (r < 0)
-			return r;
-		fprintf(stderr, "  %s: %s\n", *n, cols);
-	}
-	return -ECANCELED; /* said */
-}
-
-static int report_views(const struct profile *p, const struct tool_views *tv,
-			const struct report_opts *o, int width)
-{
-	int r = o->vo.sort ? report_sort_check(p, tv, o->vo.sort) : 0;
-
-	for (const char *const *n = tv->report; *n && !r; n++) {
-		if (n != tv->report)
-			putchar('\n');
-		r = report_one(p, views_find(tv, *n), o, width, 0);
-	}
-	return r;
-}
-
-int report_text(const struct profile *p)
-{
-	struct report_opts o = { .vo = { .top = REPORT_DEFAULT_TOP, .min_share = REPORT_MIN_SHARE } };
-	const struct tool_views *tv = views_for(profile_meta(p, "tool"));
-
-	if (!tv)
-		return -EINVAL;
-	return report_views(p, tv, &o, report_width(0));
 }
 
 static int report_input_add(struct report_opts *o, const char *path)
@@ -288,7 +163,8 @@ static int report_read(struct profile *p, struct report_opts *o)
 	char err[512];
 	int r = 0;
 
-	p->fold = views_fold;
+	p->ops_of = tools_prof;
+	p->folding = 1;
 	if (o->ninputs == 1) {
 		r = profile_read(p, o->inputs[0], err, sizeof(err));
 		if (r)
@@ -323,26 +199,26 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 		} else if ((r = cliopt_match(argc, argv, &i, NULL, "--view", &o->view))) {
 			if (r < 0)
 				return -EINVAL;
-		} else if ((r = cliopt_match(argc, argv, &i, NULL, "--sort", &o->vo.sort))) {
+		} else if ((r = cliopt_match(argc, argv, &i, NULL, "--sort", &o->pr.vo.sort))) {
 			if (r < 0)
 				return -EINVAL;
 		} else if ((r = cliopt_match(argc, argv, &i, NULL, "--top", &v))) {
 			if (r < 0 || cliopt_u64("--top", v, 0, &n))
 				return -EINVAL;
-			o->vo.top = (size_t)n;
+			o->pr.vo.top = (size_t)n;
 			o->top_set = 1;
 		} else if ((r = cliopt_match(argc, argv, &i, NULL, "--width", &v))) {
 			if (r == 1 && !strcmp(v, "full")) {
-				o->width = REPORT_WIDTH_FULL;
+				o->pr.width = VIEW_PRINT_WIDTH_FULL;
 			} else if (r < 0 || cliopt_u64("--width", v, 0, &n) || n < 40 || n > 10000) {
 				fprintf(stderr, "cdt report: --width takes 40 to 10000, or full\n");
 				return -EINVAL;
 			}
 			else {
-				o->width = (int)n;
+				o->pr.width = (int)n;
 			}
 		} else if (cliopt_match(argc, argv, &i, NULL, "--csv", NULL)) {
-			o->csv = 1;
+			o->pr.csv = 1;
 		} else if (cliopt_match(argc, argv, &i, NULL, "--show-all", NULL)) {
 			o->show_all = 1;
 		} else if (cliopt_match(argc, argv, &i, NULL, "--tui", NULL)) {
@@ -357,11 +233,11 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 }
 
 /* The TUI's exit status: 0, 128+N after signal N, 125 on failure. */
-static int report_tui(const struct profile *p, const char *input)
+static int report_tui(const struct profile *p, const struct tool *tool, const char *input)
 {
 	const char *once = getenv("CDT_TUI_EXIT_AFTER_DRAW"); /* tests and benchmarks */
-	struct views_tui_opts to = { input, once && !strcmp(once, "1") };
-	int sig, r = views_tui_run(p, &to, &sig);
+	struct view_tui_opts to = { tool->name, input, once && !strcmp(once, "1") };
+	int sig, r = view_tui_run(p, tool->views, tool->tui, &to, &sig);
 
 	if (r == -ENOTTY) {
 		fprintf(stderr, "cdt report: --tui cannot use this terminal (TERM=%s)\n",
@@ -377,14 +253,15 @@ static int report_tui(const struct profile *p, const char *input)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { .vo = { .top = REPORT_DEFAULT_TOP, .min_share = REPORT_MIN_SHARE } };
-	const struct tool_views *tv;
+	struct report_opts o = { 0 };
+	const struct tool *tool;
 	const struct view *v;
 	struct profile p;
 	char name[256];
-	int r, status = EXIT_CDT_FAILED, width;
+	int r, status = EXIT_CDT_FAILED;
 
 	profile_init(&p);
+	view_print_init(&o.pr);
 	r = report_parse(argc, argv, &o);
 	if (r) {
 		status = r > 0 ? 0 : EXIT_CDT_FAILED;
@@ -397,7 +274,7 @@ int cmd_report(int argc, char **argv)
 		snprintf(name, sizeof(name), "%zu files merged", o.ninputs);
 		o.input = name;
 	}
-	if (o.tui && (o.csv || o.view)) {
+	if (o.tui && (o.pr.csv || o.view)) {
 		fprintf(stderr, "cdt report: --tui shows every view; it takes no --csv or --view\n");
 		goto out;
 	}
@@ -407,39 +284,39 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	/* CSV feeds pipelines: every row unless asked otherwise. */
-	if (o.show_all || o.csv)
-		o.vo.min_share = 0;
-	if (o.csv && !o.top_set)
-		o.vo.top = 0;
+	if (o.show_all || o.pr.csv)
+		o.pr.vo.min_share = 0;
+	if (o.pr.csv && !o.top_set)
+		o.pr.vo.top = 0;
 	if (report_read(&p, &o))
 		goto out;
-	tv = views_for(profile_meta(&p, "tool"));
-	if (!tv) {
+	tool = tools_find(profile_meta(&p, "tool"));
+	if (!tool) {
 		fprintf(stderr, "cdt report: %s was written by tool '%s', which this cdt "
 			"cannot show\n", o.input, profile_meta(&p, "tool") ? profile_meta(&p, "tool") : "?");
 		goto out;
 	}
 	if (o.tui) {
-		status = report_tui(&p, o.input);
+		status = report_tui(&p, tool, o.input);
 		goto out;
 	}
-	width = report_width(o.width);
 	if (o.view && !strcmp(o.view, "list")) {
-		for (v = tv->views; v->name; v++)
+		for (v = tool->views; v->name; v++)
 			printf("%-10s %s\n", v->name, v->help);
 		status = 0;
 		goto out;
 	}
-	if (o.view || o.csv) {
-		v = views_find(tv, o.view ? o.view : tv->report[1] ? tv->report[1] : tv->report[0]);
+	if (o.view || o.pr.csv) {
+		v = view_find(tool->views, o.view ? o.view : tool->report[1] ? tool->report[1] :
+							       tool->report[0]);
 		if (!v) {
 			fprintf(stderr, "cdt report: no view '%s' for %s profiles; --view list "
-				"names them\n", o.view, tv->tool);
+				"names them\n", o.view, tool->name);
 			goto out;
 		}
-		r = report_one(&p, v, &o, width, 1);
+		r = view_print_one(&p, v, &o.pr, 1);
 	} else {
-		r = report_views(&p, tv, &o, width);
+		r = view_print_report(&p, tool->views, tool->report, &o.pr);
 	}
 	if (r) {
 		if (r != -ECANCELED)

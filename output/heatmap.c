@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "heatmap.h"
+#include "output/heatmap.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "table.h"
+#include "output/table.h"
 
 #include <errno.h>
 #include <stdarg.h>

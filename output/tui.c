@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The TUI core (see tui.h): terminal, key loop, tabs and stack, help. */
-#include "tui.h"
+#include "output/tui.h"
 
 #include <curses.h>
 #include <errno.h>

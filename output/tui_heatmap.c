@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Heatmap screens (see tui_heatmap.h). */
-#include "tui_heatmap.h"
+#include "output/tui_heatmap.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heatmap.h"
+#include "output/heatmap.h"
 
 #define HM_CW 2        /* columns per cell: terminal cells are about twice as tall as wide */
 #define HM_MAX_LW 28   /* row label width at most */

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "tui.h"
+#include "output/tui.h"
 
 #define TUI_HM_MAX 4
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Table screens (see tui_table.h). */
-#include "tui_table.h"
+#include "output/tui_table.h"
 
 #include <curses.h>
 #include <errno.h>

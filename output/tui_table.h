@@ -8,8 +8,8 @@
 #ifndef CDT_TUI_TABLE_H
 #define CDT_TUI_TABLE_H
 
-#include "table.h"
-#include "tui.h"
+#include "output/table.h"
+#include "output/tui.h"
 
 struct tui_table_src {
 	size_t nsect;

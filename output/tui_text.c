@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui.h"
+#include "output/tui.h"
 
 struct tui_text {
 	char *text;

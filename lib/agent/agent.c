@@ -13,12 +13,13 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "lib/agent/agent.h"
 
 struct agent agent_g;
 __thread struct agent_thread *agent_self __attribute__((tls_model("initial-exec")));
@@ -130,6 +131,7 @@ static void agent_atfork_child(void)
 			continue;
 		for (unsigned e = 0; e < agent_g.cfg.nevents; e++)
 			pmu_close(t, (int)e);
+		counters_close(t);
 		wpt_close(&t->wp);
 		if (t != self)
 			atomic_store(&t->used, 0);
@@ -137,7 +139,7 @@ static void agent_atfork_child(void)
 	/* No module walk here: the loader lock may be held by a thread that
 	 * did not survive fork.  The front end copies the parent's modules. */
 	agent_proc_record(PROC_F_FORK);
-	if (agent_g.tool->init && agent_g.tool->init()) {
+	if (agent_g.tool->init && agent_g.tool->init(agent_g.cfg.params)) {
 		agent_error(ENOMEM, "agent: the tool could not set up in a fork child; "
 				    "not profiling it");
 		agent_g.active = 0;
@@ -156,6 +158,12 @@ static void agent_exit(void)
 		return;
 	agent_quiet++;
 	agent_check_handler();
+	/* The thread that exits ends here; the others end with the process. */
+	if (agent_self) {
+		counters_tick(agent_self, agent_now(), 1);
+		if (agent_g.tool->thread_stop)
+			agent_g.tool->thread_stop(agent_self);
+	}
 	mmaps_record();
 	agent_flush_threads();
 	agent_proc_end();
@@ -320,6 +328,23 @@ static int agent_attach(void)
 	return arena_attach(&agent_g.arena, (int)fd);
 }
 
+/* Every thread's tool state, preallocated: handlers never allocate.  Pages
+ * of slots no thread uses are never touched. */
+static int agent_states(size_t size)
+{
+	void *p;
+
+	if (!size)
+		return 0;
+	agent_g.state_stride = (size + 63) & ~(size_t)63;
+	p = mmap(NULL, agent_g.state_stride * AGENT_MAX_THREADS, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	agent_g.states = p;
+	return 0;
+}
+
 __attribute__((constructor(101))) static void agent_init(void)
 {
 	const struct agent_tool *tool;
@@ -334,11 +359,16 @@ __attribute__((constructor(101))) static void agent_init(void)
 		return;
 	}
 	agent_g.cfg = agent_g.arena.hdr->cfg;
+	agent_g.cfg.tool[sizeof(agent_g.cfg.tool) - 1] = '\0';
+	if (agent_g.cfg.nevents > AGENT_MAX_EVENTS)
+		agent_g.cfg.nevents = AGENT_MAX_EVENTS;
+	if (agent_g.cfg.ncounters > AGENT_MAX_COUNTERS)
+		agent_g.cfg.ncounters = AGENT_MAX_COUNTERS;
 	agent_g.pid = getpid();
 	tool = agent_tool_find(agent_g.cfg.tool);
 	agent_g.tool = tool;
 	if (!tool) {
-		agent_error(EINVAL, "agent: unknown tool id; not profiling");
+		agent_error(EINVAL, "agent: unknown tool; not profiling");
 		return;
 	}
 	err = decode_init();
@@ -346,7 +376,9 @@ __attribute__((constructor(101))) static void agent_init(void)
 		agent_error(-err, "agent: instruction decoder failed to initialize");
 		return;
 	}
-	err = tool->init ? tool->init() : 0;
+	err = agent_states(tool->state_size);
+	if (!err && tool->init)
+		err = tool->init(agent_g.cfg.params);
 	if (err) {
 		agent_error(-err, "agent: the tool could not set up; not profiling");
 		return;

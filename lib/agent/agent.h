@@ -14,9 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "arena.h"
-#include "comm_bb.h"
-#include "decode.h"
+#include "lib/agent/decode.h"
+#include "lib/wire/arena.h"
 
 #define AGENT_API __attribute__((visibility("default")))
 #define AGENT_MAX_THREADS 4096
@@ -59,21 +58,55 @@ struct wpt_set {
 	struct wpt_slot slot[WPT_SLOTS];
 };
 
+/* A thread's counting-mode events as read at one moment. */
+struct agent_counts {
+	uint32_t n;         /* events read: cfg.ncounters, or 0 if none opened */
+	uint64_t enabled;   /* ns the group was enabled, and running on a PMU: */
+	uint64_t running;   /* running < enabled means it was multiplexed */
+	uint64_t v[AGENT_MAX_COUNTERS];
+};
+
 struct agent_thread {
 	atomic_int used;
 	pid_t tid;
 	int ev_fd[AGENT_MAX_EVENTS];
 	void *ev_ring[AGENT_MAX_EVENTS]; /* pmu: perf mmap ring */
+	int count_fd[AGENT_MAX_COUNTERS]; /* counting group; [0] leads */
 	void *altstack;
 	uint64_t fs_base;
 	struct wpt_set wp;
 	struct agent_stats st;
 	uint64_t stats_time; /* when st was last sent */
+	uint64_t count_time; /* when the counters were last handed to the tool */
 	uint32_t flags; /* THREAD_F_* */
-	union {
-		struct comm_tstate comm;
-	} tool; /* the running tool's per-thread state */
+	/* The running tool's state for this thread: agent_tool.state_size
+	 * bytes, zeroed when the thread starts, opaque to the agent. */
+	void *state;
 };
+
+/*
+ * A tool's side of the agent: what it does in the target.  The agent
+ * names no tool; it finds the one agent_cfg.tool names through
+ * agent_tool_find(), which the tool table (lib/tools/tools.c) provides.
+ * Hooks other than init run in signal handlers or in thread start and
+ * end, so they must be async-signal-safe: no malloc, stdio or locks.
+ */
+struct agent_tool {
+	size_t state_size; /* per thread, see agent_thread.state */
+	/* At start and again in a fork child, not in a handler; params is the
+	 * tool's struct from agent_cfg.params.  0 or a negative errno. */
+	int (*init)(const void *params);
+	void (*thread_start)(struct agent_thread *t);
+	/* In t, as it ends (and for the thread that calls exit()). */
+	void (*thread_stop)(struct agent_thread *t);
+	/* A memory sample of t, from either source. */
+	void (*sample)(struct agent_thread *t, struct rec_sample *s);
+	/* A watchpoint or breakpoint of t trapped. */
+	void (*trap)(struct agent_thread *t, struct rec_trap *tr);
+	/* t's counters, every cfg.counter_interval_ns and when t ends. */
+	void (*counters)(struct agent_thread *t, const struct agent_counts *c);
+};
+const struct agent_tool *agent_tool_find(const char *name);
 
 struct agent {
 	struct arena arena;
@@ -82,6 +115,8 @@ struct agent {
 	int active;          /* events are being opened */
 	int broken;          /* SIGTRAP handler lost: sampling stopped */
 	const struct agent_tool *tool;
+	unsigned char *states; /* AGENT_MAX_THREADS tool states, state_stride apart */
+	size_t state_stride;
 	struct agent_thread thr[AGENT_MAX_THREADS];
 };
 
@@ -108,6 +143,14 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *uc);
 
 /* objects.c: heap blocks, mappings and stacks (AGENT_F_OBJECTS); t's stack */
 void objects_thread_start(struct agent_thread *t);
+
+/* counters.c: the counting group of t (cfg.counter[]) */
+int counters_open(struct agent_thread *t);
+void counters_close(struct agent_thread *t);
+/* Read t's counters now; async-signal-safe.  0, or a negative errno (c->n 0). */
+int agent_counters_read(struct agent_thread *t, struct agent_counts *c);
+/* From t's handlers and its end: hand the counters to the tool when due. */
+void counters_tick(struct agent_thread *t, uint64_t now, int final);
 
 /* sample_soft.c, events.c */
 void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0);
@@ -138,26 +181,5 @@ void mmaps_record(void);
  * returns how many could be read (0 if none).  `mapped`: the page of addr
  * is known to be mapped (it holds the interrupted IP). */
 size_t agent_read_code(uint64_t addr, void *buf, size_t len, int mapped);
-
-/* tool hooks: what a sample or trap becomes (tool_*.c) */
-struct agent_tool {
-	uint32_t id;
-	int (*init)(void); /* at start and in a fork child; not in a handler */
-	void (*thread_start)(struct agent_thread *t);
-	void (*sample)(struct agent_thread *t, struct rec_sample *s);
-	void (*trap)(struct agent_thread *t, struct rec_trap *tr);
-};
-const struct agent_tool *agent_tool_find(uint32_t id);
-
-/* tool_record.c */
-void record_thread_start(struct agent_thread *t);
-void record_sample(struct agent_thread *t, struct rec_sample *s);
-void record_trap(struct agent_thread *t, struct rec_trap *tr);
-
-/* tool_comm.c */
-int comm_init(void);
-void comm_thread_start(struct agent_thread *t);
-void comm_sample(struct agent_thread *t, struct rec_sample *s);
-void comm_trap(struct agent_thread *t, struct rec_trap *tr);
 
 #endif

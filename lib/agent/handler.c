@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 
-#include "agent.h"
+#include "lib/agent/agent.h"
 
 #ifndef TRAP_TRACE
 #define TRAP_TRACE 2
@@ -36,6 +36,7 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *ucv)
 		else
 			pmu_on_sample(t, (int)(data & SIGDATA_INDEX_MASK), now);
 		agent_thread_tick(t, now);
+		counters_tick(t, now, 0);
 		goto out;
 	}
 	if (si->si_code == TRAP_TRACE && soft_stepping()) {

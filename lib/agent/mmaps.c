@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "lib/agent/agent.h"
 
 struct mmaps_walk {
 	char exe[PATH_MAX];

@@ -67,7 +67,7 @@
 #include <unistd.h>
 #include <unwind.h>
 
-#include "agent.h"
+#include "lib/agent/agent.h"
 
 #ifndef MREMAP_DONTUNMAP
 #define MREMAP_DONTUNMAP 4

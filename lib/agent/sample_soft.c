@@ -26,7 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "lib/agent/agent.h"
 
 #define X86_EFLAGS_TF 0x100
 #define SOFT_WALK 32 /* instructions walked ahead before stepping */

@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "lib/agent/agent.h"
 
 static pthread_key_t thread_key;
 static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
@@ -136,10 +136,15 @@ struct agent_thread *agent_thread_start(int main_thread, uint64_t created)
 		return NULL;
 	}
 	now = agent_now();
+	t->state = agent_g.states ? agent_g.states + (size_t)(t - agent_g.thr) * agent_g.state_stride
+				  : NULL;
+	if (t->state)
+		memset(t->state, 0, agent_g.state_stride);
 	t->tid = gettid();
 	t->flags = main_thread ? THREAD_F_MAIN : 0;
 	memset(&t->st, 0, sizeof(t->st));
 	t->stats_time = now;
+	t->count_time = now;
 	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
 	t->fs_base = fs;
 	wpt_init(&t->wp, t->tid);
@@ -157,6 +162,12 @@ struct agent_thread *agent_thread_start(int main_thread, uint64_t created)
 			    "sampling event; raise 'ulimit -n'" :
 			    "agent: cannot open a thread's sampling event");
 	}
+	err = counters_open(t);
+	if (err)
+		agent_error(-err, err == -EMFILE ?
+			    "agent: out of file descriptors (EMFILE) opening a thread's "
+			    "counters; raise 'ulimit -n'" :
+			    "agent: cannot open a thread's counters");
 	thread_record(t, created ? created : now);
 	objects_thread_start(t);
 	if (tool->thread_start)
@@ -172,6 +183,12 @@ void agent_thread_stop(struct agent_thread *t)
 		return;
 	for (unsigned i = 0; i < agent_g.cfg.nevents; i++)
 		pmu_close(t, (int)i);
+	if (t == agent_self) {
+		counters_tick(t, agent_now(), 1);
+		if (agent_g.tool->thread_stop)
+			agent_g.tool->thread_stop(t);
+	}
+	counters_close(t);
 	wpt_close(&t->wp);
 	/* Still ours, so the record carries the name the thread ends with. */
 	agent_thread_stats(t);

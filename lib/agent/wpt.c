@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "lib/agent/agent.h"
 
 void wpt_init(struct wpt_set *s, pid_t tid)
 {

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile.h"
+#include "lib/core/profile.h"
 
 #define GEN_CPUS 16
 

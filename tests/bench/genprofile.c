@@ -15,6 +15,8 @@
  * with a message.
  */
 #include "gen_common.h"
+#include "lib/tools/comm/comm.h"
+#include "lib/tools/tool.h"
 
 #define GEN_PID 4000
 #define GEN_BASE 0x7f0000000000ull
@@ -77,6 +79,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	profile_init(&p);
+	p.ops = tools_prof("comm"); /* its records are checked as a run's are */
 	err = gen_meta(&p, "comm", "genprofile (synthetic)", comm_meta,
 		       sizeof(comm_meta) / sizeof(comm_meta[0]));
 	if (!err)

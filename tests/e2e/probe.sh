@@ -1,14 +1,21 @@
 #!/bin/sh
 # cdt probe: every documented key, in text and CSV; the debug-register and
-# trap checks pass; the sample source matches the PMU the host reports.
+# trap checks pass; the sample source matches the PMU the host reports; a
+# source line for each tool `cdt --help` lists, and for no other.
 set -u
 
 . "$(dirname "$0")/lib/common.sh"
 
+# The tools: every command of `cdt --help` but report and probe.
+tools=$("$CDT" --help | awk '/^commands:/ { on = 1; next } on && NF == 0 { exit }
+	on && $1 != "report" && $1 != "probe" { print $1 }')
+[ -n "$tools" ] || fail "cdt --help lists no tool"
 keys="version kernel perf_event_paranoid max_sample_rate cpu hypervisor libpfm4
 libpfm4_pmu hw_pmu mem_events mem_events_open debug_registers watchpoint_trap
-sigtrap cpus cores sockets numa_nodes source.record source.comm source.numa
-source.fvar source.membound"
+sigtrap cpus cores sockets numa_nodes"
+for t in $tools; do
+	keys="$keys source.$t"
+done
 
 "$CDT" probe >"$tmp/text" 2>"$tmp/err"
 rc=$?
@@ -86,7 +93,7 @@ esac
 hw=$(csv_value hw_pmu)
 case $hw in
 no)
-	for t in record comm numa fvar membound; do
+	for t in $tools; do
 		[ "$(csv_value "source.$t")" = soft ] ||
 			fail "source.$t: expected soft without a PMU, found '$(csv_value "source.$t")'"
 	done
@@ -100,6 +107,11 @@ yes)
 	;;
 *) fail "hw_pmu: expected yes or no, found '$hw'" ;;
 esac
+
+# No source line for a tool that does not exist.
+extra=$(grep '^source\.' "$tmp/text" | cut -d: -f1 | sed 's/^source\.//' |
+	while read -r t; do echo "$tools" | grep -qx "$t" || echo "$t"; done)
+[ -z "$extra" ] || fail "probe lists tools that cdt does not have: $extra"
 
 # Bad usage: exit 125, a message on stderr, nothing on stdout.
 "$CDT" probe --no-such-option >"$tmp/out" 2>"$tmp/err"

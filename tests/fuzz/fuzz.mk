@@ -11,10 +11,10 @@ FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   ?=
 FB           := build/fuzz
 
-FUZZ_SRC    := tests/fuzz/fuzz_datafile.c lib/datafile.c
+FUZZ_SRC    := tests/fuzz/fuzz_datafile.c lib/core/datafile.c lib/core/records.c
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-               -fno-omit-frame-pointer -DCDT_FUZZ_MUTATOR -Ilib \
+               -fno-omit-frame-pointer -DCDT_FUZZ_MUTATOR -I. \
                $(shell pkg-config --cflags zlib)
 FUZZ_LIBS   := $(shell pkg-config --libs zlib || echo -lz)
 
@@ -28,6 +28,6 @@ run: $(FB)/fuzz_datafile
 
 build: $(FB)/fuzz_datafile
 
-$(FB)/fuzz_datafile: $(FUZZ_SRC) lib/datafile.h lib/record.h tests/fuzz/fuzz.mk
+$(FB)/fuzz_datafile: $(FUZZ_SRC) lib/core/datafile.h lib/core/records.h lib/wire/record.h tests/fuzz/fuzz.mk
 	@mkdir -p $(FB)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC) $(FUZZ_LIBS)

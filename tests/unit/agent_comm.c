@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ComDetective's Algorithm 1 as comm_bb.c implements it, replayed on
+ * ComDetective's Algorithm 1 as agent_bb.c implements it, replayed on
  * hand-made sample sequences: detection, TS/FS, the t_prev rule, the
  * expiry cdt chose (fresh = published after the observer's previous
  * sample), who may publish, and the watchpoint decisions.
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "lib/tools/comm/agent_bb.h"
 
 #define LINE 0x10000ull
 

@@ -15,7 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "lib/agent/agent.h"
+#include "lib/core/ingest.h"
 
 static volatile uint64_t var_a __attribute__((aligned(8)));
 static volatile uint64_t var_b __attribute__((aligned(8)));
@@ -43,8 +44,13 @@ static int take(const struct rec_hdr *r, void *arg)
 
 static int drain(void)
 {
+	struct ingest in;
+
 	traps_collected = 0;
-	arena_drain(&agent_g.arena, take, NULL, 1, NULL);
+	ingest_init(&in, &agent_g.arena, NULL);
+	ingest_drain(&in, 1, 0, take, NULL);
+	assert_int_equal(ingest_rejected(&in), 0);
+	ingest_free(&in);
 	return traps_collected;
 }
 
@@ -78,13 +84,13 @@ static int round_in(struct sib *s, void (*fn)(void))
 
 static int setup(void **state)
 {
-	struct agent_cfg cfg = { .tool = TOOL_RECORD, .source = SRC_SOFT };
+	struct agent_cfg cfg = { .tool = "record", .source = SRC_SOFT };
 
 	(void)state;
 	assert_int_equal(arena_create(&agent_g.arena, 1 << 20, &cfg), 0);
 	agent_g.cfg = cfg;
 	agent_g.pid = getpid();
-	agent_g.tool = agent_tool_find(TOOL_RECORD);
+	agent_g.tool = agent_tool_find("record");
 	assert_non_null(agent_g.tool);
 	assert_int_equal(decode_init(), 0);
 	assert_int_equal(sigchain_install(), 0);

@@ -27,7 +27,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "datafile.h"
+#include "lib/core/datafile.h"
+
+/* The header's version as one u32, as 1.0 wrote it: major, then minor << 16. */
+#define DF_VERSION (DF_MAJOR | DF_MINOR << 16)
 
 #define HDR_SIZE 24u
 
@@ -208,6 +211,8 @@ static void all_types(struct recs *b)
 	mk_sample(&u, 1);
 	recs_add(b, &u.h);
 	mk_fixed(&u, REC_TRAP, sizeof(struct rec_trap), 5);
+	((struct rec_trap *)&u)->slot = 3;
+	((struct rec_trap *)&u)->kind = MEM_RMW;
 	recs_add(b, &u.h);
 	mk_error(&u, "cannot open event: Too many open files");
 	recs_add(b, &u.h);
@@ -353,12 +358,12 @@ static void test_validate(void **state)
 	expect_bad(&u);
 	rec_init(&u, REC_TOOL_BASE + 3, DF_MAX_RECORD);
 	assert_int_equal(record_validate(&u.h), 0);
-	/* a tool type this reader does not know passes; a known one is sized */
+	/* a tool's type passes: its tool checks it (profile_add) */
 	rec_init(&u, REC_TOOL_BASE + 100, 8);
 	assert_int_equal(record_validate(&u.h), 0);
-	rec_init(&u, REC_COMM, 8);
-	expect_bad(&u);
-	rec_init(&u, REC_COMM, sizeof(struct rec_comm));
+	/* longer than this cdt's struct (a later minor version): passes */
+	mk_sample(&u, 1);
+	u.h.size = sizeof(struct rec_sample) + 16;
 	assert_int_equal(record_validate(&u.h), 0);
 	/* undefined types below REC_TOOL_BASE are corrupt */
 	for (i = 9; i < REC_TOOL_BASE; i++) {
@@ -379,7 +384,8 @@ static void test_validate(void **state)
 			{ REC_TRAP, sizeof(struct rec_trap) },
 			{ REC_CPU, sizeof(struct rec_cpu) },
 			{ REC_TASK, sizeof(struct rec_task) },
-			{ REC_RUNSTATS, sizeof(struct rec_runstats) },
+			/* 1.0's size, the type's minimum */
+			{ REC_RUNSTATS, offsetof(struct rec_runstats, rejected) },
 			{ REC_END, sizeof(struct rec_end) },
 		};
 
@@ -844,6 +850,36 @@ static void test_flipped_bytes(void **state)
 	recs_free(&in);
 }
 
+/* A later minor version may add types below REC_TOOL_BASE: skipped, not
+ * corrupt; the same type in a file of this version is corrupt. */
+static void test_minor_version(void **state)
+{
+	struct recs in = { 0 };
+	union rbuf u;
+	char err[256];
+	unsigned char *file;
+	size_t len, n = 0;
+
+	(void)state;
+	mk_sample(&u, 1);
+	recs_add(&in, &u.h);
+	rec_init(&u, 200, 24);
+	recs_add(&in, &u.h);
+	mk_sample(&u, 2);
+	u.h.size = sizeof(struct rec_sample) + 8; /* a field added at the end */
+	recs_add(&in, &u.h);
+	file = image(&in, 6, 1, DF_MAJOR | (DF_MINOR + 1) << 16, &len);
+	assert_int_equal(df_read_mem(file, len, count_fn, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	free(file);
+	n = 0;
+	file = image(&in, 6, 1, DF_VERSION, &len);
+	assert_int_equal(df_read_mem(file, len, count_fn, &n, err, sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "unknown type 200"));
+	free(file);
+	recs_free(&in);
+}
+
 static void test_bad_header(void **state)
 {
 	struct recs in = { 0 };
@@ -869,9 +905,16 @@ static void test_bad_header(void **state)
 	v = 2;
 	memcpy(file + 8, &v, 4);
 	assert_int_equal(df_read_mem(file, len, count_fn, &n, err, sizeof(err)), -EPROTO);
-	assert_string_equal(err, "cdt.data version 2, this cdt reads version 1");
+	assert_string_equal(err, "cdt.data version 2.0: this cdt reads version 1 files only "
+				 "(it writes 1.1)");
 	/* the version is checked before the rest of the header */
 	assert_int_equal(df_read_mem(file, 12, count_fn, &n, err, sizeof(err)), -EPROTO);
+	/* a later minor version of 1 reads */
+	v = DF_MAJOR | 9u << 16;
+	memcpy(file + 8, &v, 4);
+	assert_int_equal(df_read_mem(file, len, count_fn, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, in.n);
+	n = 0;
 	v = __builtin_bswap32(DF_VERSION);
 	memcpy(file + 8, &v, 4);
 	assert_int_equal(df_read_mem(file, len, count_fn, &n, err, sizeof(err)), -EPROTO);
@@ -995,7 +1038,8 @@ static void test_bad_stream(void **state)
 	file = image(&in, 0, 1, DF_VERSION, &len);
 	n = 0;
 	assert_int_equal(df_read_mem(file, len, count_fn, &n, err, sizeof(err)), -EBADMSG);
-	assert_string_equal(err, "corrupt: record 2 (type 6) at data offset 72: size 48 is below the minimum 56");
+	assert_string_equal(err, "corrupt: record 2 (type 6) at data offset 72: size 48 is below the minimum 56 of "
+				 "REC_SAMPLE");
 	assert_int_equal(n, 2);
 	free(file);
 	in.len -= 48;
@@ -1347,6 +1391,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_flipped_bytes),
 		cmocka_unit_test(test_bad_header),
+		cmocka_unit_test(test_minor_version),
 		cmocka_unit_test(test_bad_stream),
 		cmocka_unit_test(test_callback_stop),
 		cmocka_unit_test(test_read_errors),

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "decode.h"
-#include "record.h"
+#include "lib/agent/decode.h"
+#include "lib/wire/record.h"
 
 #define RIP 0x401000ull
 #define FS_BASE 0x7f1234560000ull

@@ -23,10 +23,10 @@
 
 #include <cmocka.h>
 
-#include "agentcfg.h"
-#include "events.h"
-#include "record.h"
-#include "source.h"
+#include "lib/wire/agentcfg.h"
+#include "lib/core/pmu_events.h"
+#include "lib/wire/record.h"
+#include "lib/core/source.h"
 
 /* ---- helper mode: runs in a fresh process under LIBPFM_FORCE_PMU ---- */
 
@@ -460,7 +460,7 @@ static void test_source_auto(void **state)
 	assert_non_null(strstr(why, "--period ignored"));
 	/* A tool's own default rate. */
 	req.period = 0;
-	req.default_hz = COMM_SOFT_DEFAULT_HZ;
+	req.default_hz = 2000;
 	assert_int_equal(source_select(&req, &cfg, why, sizeof(why)), 0);
 	assert_int_equal(cfg.ev[0].period, 500000);
 	assert_non_null(strstr(why, "using soft sampling at 2 kHz"));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Merged profiles (lib/profile_merge.c) and what reports do with them:
+ * Merged profiles (lib/core/profile_merge.c) and what reports do with them:
  * two comm profiles of the same pid (two hosts) stay two processes, their
  * threads are numbered rank after rank and labelled rank.thread, symbols
  * follow their process, meta that must agree is checked, the run totals
@@ -19,10 +19,11 @@
 
 #include <cmocka.h>
 
-#include "comm.h"
-#include "profile.h"
-#include "table.h"
-#include "views.h"
+#include "lib/core/profile.h"
+#include "lib/tools/comm/comm.h"
+#include "lib/tools/comm/model.h"
+#include "lib/tools/tool.h"
+#include "output/table.h"
 
 #define PID 700
 
@@ -56,6 +57,7 @@ static void write_comm(const char *name, unsigned n, unsigned weight, const char
 	struct profile p;
 
 	profile_init(&p);
+	p.ops = tools_prof("comm");
 	assert_int_equal(profile_set_meta(&p, "tool", "comm"), 0);
 	assert_int_equal(profile_set_meta(&p, "source", source), 0);
 	assert_int_equal(profile_set_meta(&p, "period", "1000"), 0);
@@ -137,7 +139,8 @@ static void test_two_hosts(void **state)
 	write_comm("a.data", 2, 3, "soft", "hostA", 0x1000);
 	write_comm("b.data", 3, 5, "soft", "hostB", 0x1000);
 	profile_init(&p);
-	p.fold = views_fold;
+	p.ops_of = tools_prof;
+	p.folding = 1;
 	assert_int_equal(merge(&p, "a.data", 0, err, sizeof(err)), 0);
 	assert_int_equal(merge(&p, "b.data", 1, err, sizeof(err)), 0);
 	/* Two processes of one pid: two keys, both showing the real pid. */
@@ -185,7 +188,8 @@ static void test_same_host_keeps_topology(void **state)
 	write_comm("a.data", 2, 3, "soft", "hostA", 0x1000);
 	write_comm("c.data", 2, 4, "soft", "hostA", 0x1000);
 	profile_init(&p);
-	p.fold = views_fold;
+	p.ops_of = tools_prof;
+	p.folding = 1;
 	assert_int_equal(merge(&p, "a.data", 3, err, sizeof(err)), 0);
 	assert_int_equal(merge(&p, "c.data", 7, err, sizeof(err)), 0);
 	assert_int_equal(p.topo.ncpus, 2);
@@ -229,7 +233,9 @@ static void test_fold_equals_build(void **state)
 	path_of(path, sizeof(path), "a.data");
 	profile_init(&kept);
 	profile_init(&folded);
-	folded.fold = views_fold;
+	kept.ops_of = tools_prof;
+	folded.ops_of = tools_prof;
+	folded.folding = 1;
 	assert_int_equal(profile_read(&kept, path, err, sizeof(err)), 0);
 	assert_int_equal(profile_read(&folded, path, err, sizeof(err)), 0);
 	assert_int_equal(kept.ntool_recs, 9);

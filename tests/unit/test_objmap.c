@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "objmap.h"
-#include "profile.h"
+#include "lib/core/objmap.h"
+#include "lib/core/profile.h"
 
 #define APP "/usr/bin/app"
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "profile.h"
+#include "lib/core/profile.h"
 
 static void add_proc(struct profile *p, uint32_t pid, uint64_t time)
 {

@@ -29,7 +29,7 @@
 
 #include <cmocka.h>
 
-#include "symbolize.h"
+#include "lib/core/symbolize.h"
 
 #define PID_SELF 1000u
 #define PID_CHILD 1001u

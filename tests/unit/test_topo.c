@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "topo.h"
+#include "lib/core/topo.h"
 
 static int read_int(const char *fmt, int cpu, int *v)
 {

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "lib/core/names.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *names_kind(int kind)
+{
+	switch (kind) {
+	case MEM_LOAD: return "load";
+	case MEM_STORE: return "store";
+	case MEM_RMW: return "rmw";
+	default: return "none";
+	}
+}
+
+static const char *names_base(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path;
+}
+
+void names_code(const struct profile *p, uint32_t pid, uint64_t time, uint64_t ip, char *buf,
+		size_t len)
+{
+	const struct prof_sym *s = profile_sym(p, pid, time, SYM_CODE, ip);
+
+	if (s && s->name && s->file)
+		snprintf(buf, len, "%s (%s:%u)", s->name, names_base(s->file), s->line);
+	else if (s && s->name)
+		snprintf(buf, len, "%s+0x%" PRIx64, s->name, ip - s->start);
+	else if (s && s->module)
+		snprintf(buf, len, "%s@0x%" PRIx64, names_base(s->module), ip);
+	else
+		snprintf(buf, len, "0x%" PRIx64, ip);
+}
+
+void names_data(const struct profile *p, uint32_t pid, uint64_t time, uint64_t addr,
+		int stack, char *buf, size_t len, uint64_t *offset)
+{
+	const struct prof_sym *s = stack ? NULL : profile_sym(p, pid, time, SYM_DATA, addr);
+
+	*offset = 0;
+	if (stack)
+		snprintf(buf, len, "[stack]");
+	else if (s && s->name) {
+		snprintf(buf, len, "%s", s->name);
+		*offset = addr - s->start;
+	} else if (s && s->module)
+		snprintf(buf, len, "[%s]", names_base(s->module));
+	else
+		snprintf(buf, len, "[anon]");
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * How cdt names what a profile's addresses are, the same in every model,
+ * view and screen: code as "function (file:line)", data as the object a
+ * symbol or module gives.
+ */
+#ifndef CDT_CORE_NAMES_H
+#define CDT_CORE_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/core/profile.h"
+
+/* "f (a.c:12)", "f+0x1c", "libc.so.6@0x7f..." or "0x401000". */
+void names_code(const struct profile *p, uint32_t pid, uint64_t time, uint64_t ip, char *buf,
+		size_t len);
+/* The static object at addr ("counters", "[libc.so.6]", "[anon]", or "[stack]"
+ * when stack is set) and addr's offset in it. */
+void names_data(const struct profile *p, uint32_t pid, uint64_t time, uint64_t addr,
+		int stack, char *buf, size_t len, uint64_t *offset);
+/* "load", "store", "rmw" or "none" (enum mem_kind). */
+const char *names_kind(int kind);
+
+#endif

@@ -1,0 +1,996 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "lib/core/profile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/core/array.h"
+#include "lib/core/datafile.h"
+#include "lib/core/records.h"
+#include "lib/core/symbolize.h"
+
+enum { CAP_META, CAP_PROCS, CAP_TASKS, CAP_MMAPS, CAP_SAMPLES, CAP_TRAPS, CAP_ERRORS, CAP_TOOL };
+
+void profile_init(struct profile *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * Lookups by pid and (pid, tid), which every record of a report makes:
+ * a hash of the processes, grown as they are added, and the tasks sorted
+ * by (pid, tid) with a hash to the first of each (pid, tid), made again
+ * when tasks change.  Small profiles scan.
+ */
+struct prof_index {
+	uint32_t *proc_tab; /* process index + 1, 0 empty */
+	size_t proc_cap, nprocs;
+	uint32_t *task_ord; /* task positions by (pid, tid, position) */
+	uint32_t *task_tab; /* (pid, tid) -> its first place in task_ord + 1, 0 empty */
+	size_t task_cap, ntasks;
+	int tasks_stale;
+};
+
+#define PROF_IX_MIN 16 /* fewer entries: a scan is as fast */
+
+static void profile_ix_free(struct profile *p)
+{
+	if (!p->ix)
+		return;
+	free(p->ix->proc_tab);
+	free(p->ix->task_ord);
+	free(p->ix->task_tab);
+	free(p->ix);
+	p->ix = NULL;
+}
+
+/* The index of a profile being read; NULL (callers scan) without memory. */
+static struct prof_index *profile_ix(const struct profile *p)
+{
+	/* Built on demand like the views' cache; no profile is defined const. */
+	struct profile *q = (struct profile *)p;
+
+	if (!q->ix)
+		q->ix = calloc(1, sizeof(*q->ix));
+	return q->ix;
+}
+
+static size_t profile_pid_slot(size_t cap, uint32_t pid)
+{
+	return (pid * 0x9e3779b1u) & (cap - 1);
+}
+
+static size_t profile_tid_slot(size_t cap, uint32_t pid, uint32_t tid)
+{
+	return (size_t)((((uint64_t)pid << 32 | tid) * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* The process hash, with every process added since the last call. */
+static const struct prof_index *profile_ix_procs(const struct profile *p)
+{
+	struct prof_index *x = profile_ix(p);
+
+	if (!x)
+		return NULL;
+	if ((p->nprocs + 1) * 2 > x->proc_cap) {
+		size_t cap = x->proc_cap ? x->proc_cap : 64;
+		uint32_t *t;
+
+		while ((p->nprocs + 1) * 2 > cap)
+			cap *= 2;
+		t = calloc(cap, sizeof(*t));
+		if (!t)
+			return NULL;
+		free(x->proc_tab);
+		x->proc_tab = t;
+		x->proc_cap = cap;
+		x->nprocs = 0;
+	}
+	for (; x->nprocs < p->nprocs; x->nprocs++) {
+		size_t i = profile_pid_slot(x->proc_cap, p->procs[x->nprocs].pid);
+
+		while (x->proc_tab[i])
+			i = (i + 1) & (x->proc_cap - 1);
+		x->proc_tab[i] = (uint32_t)x->nprocs + 1;
+	}
+	return x;
+}
+
+static int task_ix_cmp(const void *a, const void *b, void *tasks)
+{
+	const struct rec_task *x = &((const struct rec_task *)tasks)[*(const uint32_t *)a];
+	const struct rec_task *y = &((const struct rec_task *)tasks)[*(const uint32_t *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (*(const uint32_t *)a > *(const uint32_t *)b) -
+	       (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* The tasks by (pid, tid), sorted again when tasks were added or renumbered. */
+static const struct prof_index *profile_ix_tasks(const struct profile *p)
+{
+	struct prof_index *x = profile_ix(p);
+	uint32_t *ord;
+
+	if (!x)
+		return NULL;
+	if (x->ntasks == p->ntasks && !x->tasks_stale)
+		return x;
+	x->ntasks = 0; /* stale until rebuilt */
+	ord = realloc(x->task_ord, p->ntasks * sizeof(*ord));
+	if (!ord)
+		return NULL;
+	x->task_ord = ord;
+	if (p->ntasks * 2 > x->task_cap) {
+		size_t cap = 64;
+
+		while (p->ntasks * 2 > cap)
+			cap *= 2;
+		free(x->task_tab);
+		x->task_tab = malloc(cap * sizeof(*x->task_tab));
+		x->task_cap = x->task_tab ? cap : 0;
+		if (!x->task_tab)
+			return NULL;
+	}
+	memset(x->task_tab, 0, x->task_cap * sizeof(*x->task_tab));
+	for (size_t i = 0; i < p->ntasks; i++)
+		ord[i] = (uint32_t)i;
+	qsort_r(ord, p->ntasks, sizeof(*ord), task_ix_cmp, p->tasks);
+	for (size_t i = 0; i < p->ntasks; i++) {
+		const struct rec_task *t = &p->tasks[ord[i]], *prev = i ? &p->tasks[ord[i - 1]] : NULL;
+		size_t k;
+
+		if (prev && prev->pid == t->pid && prev->tid == t->tid)
+			continue;
+		for (k = profile_tid_slot(x->task_cap, t->pid, t->tid); x->task_tab[k];
+		     k = (k + 1) & (x->task_cap - 1))
+			;
+		x->task_tab[k] = (uint32_t)i + 1;
+	}
+	x->ntasks = p->ntasks;
+	x->tasks_stale = 0;
+	return x;
+}
+
+void profile_free(struct profile *p)
+{
+	for (size_t i = 0; i < p->nmeta; i++) {
+		free(p->meta[i].key);
+		free(p->meta[i].value);
+	}
+	free(p->meta);
+	topo_free(&p->topo);
+	for (size_t i = 0; i < p->nprocs; i++)
+		free(p->procs[i].exe);
+	free(p->procs);
+	free(p->tasks);
+	for (size_t i = 0; i < p->nmmaps; i++)
+		free(p->mmaps[i]);
+	free(p->mmaps);
+	free(p->samples);
+	free(p->traps);
+	for (size_t i = 0; i < p->nerrors; i++)
+		free(p->errors[i].msg);
+	free(p->errors);
+	for (size_t i = 0; i < p->ntool_recs; i++)
+		free(p->tool_recs[i]);
+	free(p->tool_recs);
+	for (size_t i = 0; i < p->syms_cap; i++) {
+		free(p->syms[i].name);
+		free(p->syms[i].file);
+		free(p->syms[i].module);
+	}
+	free(p->syms);
+	if (p->cache && p->cache->free)
+		p->cache->free(p->cache->data);
+	free(p->cache);
+	profile_objs_free(p);
+	profile_ix_free(p);
+	profile_merge_free(p);
+	profile_init(p);
+}
+
+int profile_set_meta(struct profile *p, const char *key, const char *value)
+{
+	char *k, *v;
+
+	for (size_t i = 0; i < p->nmeta; i++) {
+		if (strcmp(p->meta[i].key, key))
+			continue;
+		v = strdup(value);
+		if (!v)
+			return -ENOMEM;
+		free(p->meta[i].value);
+		p->meta[i].value = v;
+		return 0;
+	}
+	if (array_grow(&p->meta, &p->caps[CAP_META], p->nmeta, sizeof(*p->meta)))
+		return -ENOMEM;
+	k = strdup(key);
+	v = strdup(value);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	p->meta[p->nmeta].key = k;
+	p->meta[p->nmeta].value = v;
+	p->nmeta++;
+	return 0;
+}
+
+const char *profile_meta(const struct profile *p, const char *key)
+{
+	for (size_t i = 0; i < p->nmeta; i++)
+		if (!strcmp(p->meta[i].key, key))
+			return p->meta[i].value;
+	return NULL;
+}
+
+/* The latest task of (pid, tid). */
+static struct rec_task *profile_find_task(const struct profile *p, uint32_t pid,
+					  uint32_t tid)
+{
+	for (size_t i = p->ntasks; i-- > 0;)
+		if (p->tasks[i].tid == tid && p->tasks[i].pid == pid)
+			return &p->tasks[i];
+	return NULL;
+}
+
+/* profile_task_by_tid on the index: the same answer in log time. */
+static const struct rec_task *profile_task_ix(const struct profile *p,
+					      const struct prof_index *x, uint32_t pid,
+					      uint32_t tid, uint64_t time)
+{
+	size_t lo = p->ntasks, end;
+
+	for (size_t k = profile_tid_slot(x->task_cap, pid, tid); x->task_tab[k];
+	     k = (k + 1) & (x->task_cap - 1)) {
+		const struct rec_task *t = &p->tasks[x->task_ord[x->task_tab[k] - 1]];
+
+		if (t->pid == pid && t->tid == tid) {
+			lo = x->task_tab[k] - 1;
+			break;
+		}
+	}
+	for (end = lo; end < p->ntasks && p->tasks[x->task_ord[end]].pid == pid &&
+		       p->tasks[x->task_ord[end]].tid == tid; end++)
+		;
+	/* The latest task (by position) that had started, else the first. */
+	for (size_t i = end; i-- > lo;)
+		if (p->tasks[x->task_ord[i]].start <= time)
+			return &p->tasks[x->task_ord[i]];
+	return lo < end ? &p->tasks[x->task_ord[lo]] : NULL;
+}
+
+const struct rec_task *profile_task_by_tid(const struct profile *p, uint32_t pid,
+					   uint32_t tid, uint64_t time)
+{
+	const struct rec_task *any = NULL;
+	const struct prof_index *x = p->ntasks >= PROF_IX_MIN ? profile_ix_tasks(p) : NULL;
+
+	if (x)
+		return profile_task_ix(p, x, pid, tid, time);
+	for (size_t i = p->ntasks; i-- > 0;) {
+		const struct rec_task *t = &p->tasks[i];
+
+		if (t->tid != tid || t->pid != pid)
+			continue;
+		if (t->start <= time)
+			return t;
+		any = t;
+	}
+	return any;
+}
+
+static struct prof_proc *profile_find_proc(const struct profile *p, uint32_t pid)
+{
+	const struct prof_index *x = p->nprocs >= PROF_IX_MIN ? profile_ix_procs(p) : NULL;
+
+	if (x) {
+		for (size_t i = profile_pid_slot(x->proc_cap, pid); x->proc_tab[i];
+		     i = (i + 1) & (x->proc_cap - 1))
+			if (p->procs[x->proc_tab[i] - 1].pid == pid)
+				return &p->procs[x->proc_tab[i] - 1];
+		return NULL;
+	}
+	for (size_t i = 0; i < p->nprocs; i++)
+		if (p->procs[i].pid == pid)
+			return &p->procs[i];
+	return NULL;
+}
+
+uint32_t profile_image(const struct profile *p, uint32_t pid, uint64_t time)
+{
+	const struct prof_proc *pr = profile_find_proc(p, pid);
+	uint32_t gen = 0;
+
+	for (unsigned i = 0; pr && i < pr->nexec; i++)
+		if (pr->exec_time[i] <= time)
+			gen = i + 1;
+	return pid | gen << 22;
+}
+
+static int profile_add_proc(struct profile *p, const struct rec_proc *r)
+{
+	struct prof_proc *pr = profile_find_proc(p, r->pid);
+	char *exe = strdup(r->exe);
+
+	if (!exe)
+		return -ENOMEM;
+	if (pr) {
+		/* The same pid again: exec replaced the image and its threads. */
+		free(pr->exe);
+		pr->flags |= PROC_F_EXEC;
+		pr->ended = 0;
+		if (pr->nexec < PROF_MAX_EXEC)
+			pr->exec_time[pr->nexec++] = r->time;
+		for (size_t i = 0; i < p->ntasks; i++)
+			if (p->tasks[i].pid == r->pid && !p->tasks[i].end)
+				p->tasks[i].end = r->time;
+	} else {
+		if (array_grow(&p->procs, &p->caps[CAP_PROCS], p->nprocs, sizeof(*p->procs))) {
+			free(exe);
+			return -ENOMEM;
+		}
+		pr = &p->procs[p->nprocs++];
+		pr->pid = r->pid;
+		pr->ppid = r->ppid;
+		pr->flags = r->flags;
+		pr->start = r->time;
+		pr->ended = 0;
+		pr->nexec = 0;
+	}
+	pr->exe = exe;
+	return 0;
+}
+
+static int profile_add_thread(struct profile *p, const struct rec_thread *r)
+{
+	struct rec_task *t = profile_find_task(p, r->pid, r->tid);
+	const struct prof_proc *pr = profile_find_proc(p, r->pid);
+
+	if (t && !t->end)
+		return 0;
+	if (array_grow(&p->tasks, &p->caps[CAP_TASKS], p->ntasks, sizeof(*p->tasks)))
+		return -ENOMEM;
+	t = &p->tasks[p->ntasks++];
+	memset(t, 0, sizeof(*t));
+	t->h.size = sizeof(*t);
+	t->h.type = REC_TASK;
+	t->index = UINT32_MAX;
+	t->pid = r->pid;
+	t->tid = r->tid;
+	t->ppid = pr ? pr->ppid : 0;
+	t->start = r->time;
+	t->flags = r->flags;
+	memcpy(t->name, r->name, sizeof(t->name));
+	return 0;
+}
+
+static uint64_t profile_stats_events(const struct agent_stats *st)
+{
+	return st->samples + st->steps + st->traps + st->chained;
+}
+
+/*
+ * A thread's stats snapshot (REC_THREAD_STATS now and then, REC_THREAD_END
+ * last); `ended` for the latter.  The counters only grow, so the latest
+ * snapshot has the most events: at exit another thread flushes ours, and
+ * a snapshot the thread sends meanwhile may reach the arena first.
+ */
+static void profile_thread_stats(struct profile *p, const struct rec_thread_end *r,
+				 int ended)
+{
+	struct rec_task *t = profile_find_task(p, r->pid, r->tid);
+
+	if (!t)
+		return;
+	if (ended)
+		t->end = r->time;
+	if (profile_stats_events(&r->st) < profile_stats_events(&t->st))
+		return;
+	t->st = r->st;
+	if (r->name[0])
+		memcpy(t->name, r->name, sizeof(t->name));
+}
+
+static int profile_add_mmap(struct profile *p, const struct rec_mmap *r)
+{
+	struct rec_mmap *m;
+
+	for (size_t i = 0; i < p->nmmaps; i++) {
+		m = p->mmaps[i];
+		if (m->pid == r->pid && m->start == r->start && m->end == r->end &&
+		    m->pgoff == r->pgoff && !strcmp(m->path, r->path))
+			return 0;
+	}
+	if (array_grow(&p->mmaps, &p->caps[CAP_MMAPS], p->nmmaps, sizeof(*p->mmaps)))
+		return -ENOMEM;
+	m = malloc(r->h.size);
+	if (!m)
+		return -ENOMEM;
+	memcpy(m, r, r->h.size);
+	m->h.flags = 0;
+	p->mmaps[p->nmmaps++] = m;
+	return 0;
+}
+
+static int profile_add_error(struct profile *p, const struct rec_error *r)
+{
+	struct prof_error *e;
+
+	for (size_t i = 0; i < p->nerrors; i++) {
+		if (p->errors[i].err == r->err && !strcmp(p->errors[i].msg, r->msg)) {
+			p->errors[i].count++;
+			return 0;
+		}
+	}
+	if (array_grow(&p->errors, &p->caps[CAP_ERRORS], p->nerrors, sizeof(*p->errors)))
+		return -ENOMEM;
+	e = &p->errors[p->nerrors];
+	e->msg = strdup(r->msg);
+	if (!e->msg)
+		return -ENOMEM;
+	e->pid = r->pid;
+	e->tid = r->tid;
+	e->err = r->err;
+	e->count = 1;
+	p->nerrors++;
+	return 0;
+}
+
+static uint64_t profile_sym_hash(uint32_t pid, int kind, uint64_t addr)
+{
+	uint64_t h = addr ^ ((uint64_t)pid << 40) ^ ((uint64_t)kind << 60);
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+static struct prof_sym *profile_sym_slot(const struct profile *p, uint32_t pid,
+					 int kind, uint64_t addr)
+{
+	size_t i;
+
+	if (!p->syms_cap)
+		return NULL;
+	i = profile_sym_hash(pid, kind, addr) & (p->syms_cap - 1);
+	for (;; i = (i + 1) & (p->syms_cap - 1)) {
+		struct prof_sym *s = &p->syms[i];
+
+		if (!s->kind || (s->pid == pid && s->kind == kind && s->addr == addr))
+			return s;
+	}
+}
+
+static const struct prof_sym *profile_sym_key(const struct profile *p, uint32_t key,
+					      int kind, uint64_t addr)
+{
+	const struct prof_sym *s = profile_sym_slot(p, key, kind, addr);
+
+	return s && s->kind ? s : NULL;
+}
+
+const struct prof_sym *profile_sym(const struct profile *p, uint32_t pid, uint64_t time,
+				   int kind, uint64_t addr)
+{
+	const struct prof_sym *s = profile_sym_slot(p, profile_image(p, pid, time), kind, addr);
+
+	return s && s->kind ? s : NULL;
+}
+
+const struct prof_sym *profile_sym_image(const struct profile *p, uint32_t image, int kind,
+					 uint64_t addr)
+{
+	return profile_sym_key(p, image, kind, addr);
+}
+
+static int profile_sym_rehash(struct profile *p)
+{
+	struct prof_sym *old = p->syms;
+	size_t oldcap = p->syms_cap;
+
+	p->syms_cap = oldcap ? oldcap * 2 : 1024;
+	p->syms = calloc(p->syms_cap, sizeof(*p->syms));
+	if (!p->syms) {
+		p->syms = old;
+		p->syms_cap = oldcap;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].kind)
+			*profile_sym_slot(p, old[i].pid, old[i].kind, old[i].addr) = old[i];
+	free(old);
+	return 0;
+}
+
+static char *profile_strdup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+static int profile_put_sym(struct profile *p, uint32_t pid, int kind, uint64_t addr,
+			   const struct sym_info *si)
+{
+	struct prof_sym *s;
+
+	if ((p->nsyms + 1) * 2 > p->syms_cap && profile_sym_rehash(p))
+		return -ENOMEM;
+	s = profile_sym_slot(p, pid, kind, addr);
+	if (s->kind)
+		return 0;
+	s->pid = pid;
+	s->kind = (uint16_t)kind;
+	s->addr = addr;
+	s->start = si->start;
+	s->size = si->size;
+	s->line = si->line;
+	s->name = profile_strdup_or_null(si->name);
+	s->file = profile_strdup_or_null(si->file);
+	s->module = profile_strdup_or_null(si->module);
+	p->nsyms++;
+	return 0;
+}
+
+static int profile_add_sym(struct profile *p, const struct rec_sym *r)
+{
+	struct sym_info si = { 0 };
+	const char *str = r->str;
+
+	si.name = r->name_len > 1 ? str : NULL;
+	str += r->name_len;
+	si.file = r->file_len > 1 ? str : NULL;
+	str += r->file_len;
+	si.module = r->module_len > 1 ? str : NULL;
+	si.start = r->sym_start;
+	si.size = r->sym_size;
+	si.line = r->line;
+	return profile_put_sym(p, r->pid, r->kind, r->addr, &si);
+}
+
+static int profile_keep(struct profile *p, const struct rec_hdr *r)
+{
+	struct rec_hdr *c;
+
+	if (array_grow(&p->tool_recs, &p->caps[CAP_TOOL], p->ntool_recs,
+			 sizeof(*p->tool_recs)))
+		return -ENOMEM;
+	c = malloc(r->size);
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, r, r->size);
+	c->flags = 0;
+	p->tool_recs[p->ntool_recs++] = c;
+	return 0;
+}
+
+static int profile_add_cpu(struct profile *p, const struct rec_cpu *r)
+{
+	struct topo *t = &p->topo;
+	struct topo_cpu *c = realloc(t->cpus, (size_t)(t->ncpus + 1) * sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	t->cpus = c;
+	c[t->ncpus].cpu = r->cpu;
+	c[t->ncpus].core = r->core;
+	c[t->ncpus].socket = r->socket;
+	c[t->ncpus].node = r->node;
+	t->ncpus++;
+	if (r->core >= t->ncores)
+		t->ncores = r->core + 1;
+	if (r->socket >= t->nsockets)
+		t->nsockets = r->socket + 1;
+	if (r->node >= t->nnodes)
+		t->nnodes = r->node + 1;
+	return 0;
+}
+
+/* The description of a record type: a core one, or the profile's tool's;
+ * NULL for a type neither knows. */
+static const struct rec_desc *profile_desc(const struct profile *p, uint16_t type)
+{
+	if (type < REC_TOOL_BASE)
+		return rec_core(type);
+	for (size_t i = 0; p->ops && i < p->ops->ntypes; i++)
+		if (p->ops->types[i].type == type)
+			return &p->ops->types[i];
+	return NULL;
+}
+
+static int profile_add_meta(struct profile *p, const struct rec_meta *r)
+{
+	const char *k = r->kv, *v = k + strlen(k) + 1;
+	int err = profile_set_meta(p, k, v);
+
+	if (!err && !p->ops && p->ops_of && !strcmp(k, "tool"))
+		p->ops = p->ops_of(v);
+	return err;
+}
+
+/* A tool's record: summed by its fold when reporting, else kept. */
+static int profile_add_tool(struct profile *p, const struct rec_hdr *r, int known)
+{
+	if (known && p->folding && p->ops->fold) {
+		int err = p->ops->fold(p, r);
+
+		if (err <= 0)
+			return err;
+	}
+	return profile_keep(p, r);
+}
+
+int profile_add(struct profile *p, const struct rec_hdr *r)
+{
+	unsigned char buf[REC_FIXED_MAX] __attribute__((aligned(8)));
+	const struct rec_desc *t = profile_desc(p, r->type);
+
+	if (t) {
+		if (rec_check_type(t, r, p->why, sizeof(p->why), &p->why_short))
+			return -EBADMSG;
+		r = rec_normalize(t, r, buf);
+	}
+	switch (r->type) {
+	case REC_PROC:
+		return profile_add_proc(p, (const struct rec_proc *)r);
+	case REC_PROC_END: {
+		struct prof_proc *pr = profile_find_proc(p, ((const struct rec_proc_end *)r)->pid);
+
+		if (pr)
+			pr->ended = 1;
+		return 0;
+	}
+	case REC_THREAD:
+		return profile_add_thread(p, (const struct rec_thread *)r);
+	case REC_THREAD_END:
+	case REC_THREAD_STATS:
+		profile_thread_stats(p, (const struct rec_thread_end *)r,
+				     r->type == REC_THREAD_END);
+		return 0;
+	case REC_TASK:
+		if (array_grow(&p->tasks, &p->caps[CAP_TASKS], p->ntasks, sizeof(*p->tasks)))
+			return -ENOMEM;
+		p->tasks[p->ntasks] = *(const struct rec_task *)r;
+		p->tasks[p->ntasks++].h.size = sizeof(struct rec_task);
+		return 0;
+	case REC_MMAP:
+		return profile_add_mmap(p, (const struct rec_mmap *)r);
+	case REC_SAMPLE:
+		if (array_grow(&p->samples, &p->caps[CAP_SAMPLES], p->nsamples,
+				 sizeof(*p->samples)))
+			return -ENOMEM;
+		p->samples[p->nsamples] = *(const struct rec_sample *)r;
+		p->samples[p->nsamples++].h.size = sizeof(struct rec_sample);
+		return 0;
+	case REC_TRAP:
+		if (array_grow(&p->traps, &p->caps[CAP_TRAPS], p->ntraps, sizeof(*p->traps)))
+			return -ENOMEM;
+		p->traps[p->ntraps] = *(const struct rec_trap *)r;
+		p->traps[p->ntraps++].h.size = sizeof(struct rec_trap);
+		return 0;
+	case REC_ALLOC:
+	case REC_FREE:
+		return profile_objs_add(p, r);
+	case REC_ERROR:
+		return profile_add_error(p, (const struct rec_error *)r);
+	case REC_META:
+		return profile_add_meta(p, (const struct rec_meta *)r);
+	case REC_CPU:
+		return profile_add_cpu(p, (const struct rec_cpu *)r);
+	case REC_SYM:
+		return profile_add_sym(p, (const struct rec_sym *)r);
+	case REC_RUNSTATS:
+		p->run = *(const struct rec_runstats *)r;
+		p->run.h.size = sizeof(p->run);
+		p->have_run = 1;
+		return 0;
+	default:
+		if (r->type < REC_TOOL_BASE)
+			return 0;
+		return profile_add_tool(p, r, t != NULL);
+	}
+}
+
+static int task_cmp(const void *a, const void *b)
+{
+	const struct rec_task *x = a, *y = b;
+
+	/* start is when the thread was created, not when it first ran. */
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* Same instant: the process's main thread first, then by tid. */
+	if ((x->flags & THREAD_F_MAIN) != (y->flags & THREAD_F_MAIN))
+		return x->flags & THREAD_F_MAIN ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+void profile_number_tasks(struct profile *p)
+{
+	qsort(p->tasks, p->ntasks, sizeof(*p->tasks), task_cmp);
+	for (size_t i = 0; i < p->ntasks; i++)
+		p->tasks[i].index = (uint32_t)i;
+	if (p->ix)
+		p->ix->tasks_stale = 1;
+}
+
+/* ---- symbolization ---- */
+
+/* Allocation call paths: return addresses, so the call is the byte before. */
+static int profile_sym_paths(struct profile *p, struct symbolizer *s)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < p->objs.npaths; i++) {
+		const struct prof_path *x = &p->objs.paths[i];
+
+		for (uint32_t k = 0; !err && k < x->depth; k++) {
+			struct sym_info si = { 0 };
+			uint64_t a = x->frames[k] - 1;
+
+			if (!x->frames[k] || profile_sym_key(p, x->image, SYM_CODE, a))
+				continue;
+			sym_code(s, x->image, a, &si);
+			err = profile_put_sym(p, x->image, SYM_CODE, a, &si);
+		}
+	}
+	return err;
+}
+
+static int profile_sym_one(struct profile *p, struct symbolizer *s, uint32_t pid,
+			   uint64_t time, int kind, uint64_t addr)
+{
+	uint32_t key = profile_image(p, pid, time);
+	struct sym_info si = { 0 };
+
+	if (!addr || profile_sym_key(p, key, kind, addr))
+		return 0;
+	if (kind == SYM_CODE)
+		sym_code(s, key, addr, &si);
+	else
+		sym_data(s, key, addr, &si);
+	return profile_put_sym(p, key, kind, addr, &si);
+}
+
+static int profile_sym_modules(struct profile *p, struct symbolizer *s)
+{
+	int err;
+
+	for (size_t i = 0; i < p->nmmaps; i++) {
+		const struct rec_mmap *m = p->mmaps[i];
+
+		err = sym_add_module(s, profile_image(p, m->pid, m->time), m->start, m->end,
+				     m->pgoff, m->path, m->build_id, m->build_id_len);
+		if (err && err != -ENOENT)
+			return err;
+	}
+	/* A forked child starts with its parent's image and records no modules. */
+	for (size_t i = 0; i < p->nprocs; i++) {
+		const struct prof_proc *pr = &p->procs[i];
+
+		if (!(pr->flags & PROC_F_FORK))
+			continue;
+		err = sym_fork(s, profile_image(p, pr->ppid, pr->start),
+			       profile_image(p, pr->pid, pr->start));
+		if (err && err != -ENOENT)
+			return err;
+	}
+	return 0;
+}
+
+struct sym_ctx {
+	struct profile *p;
+	struct symbolizer *s;
+};
+
+static int profile_sym_need(void *ctx, uint32_t pid, uint64_t time, int kind, uint64_t addr)
+{
+	const struct sym_ctx *c = ctx;
+
+	return profile_sym_one(c->p, c->s, pid, time, kind, addr);
+}
+
+int profile_symbolize(struct profile *p, char *warn, size_t warnlen)
+{
+	struct symbolizer *s = NULL;
+	const char *stale;
+	unsigned nstale;
+	int err;
+
+	if (warnlen)
+		warn[0] = '\0';
+	err = sym_create(&s);
+	if (err)
+		return err;
+	err = profile_sym_modules(p, s);
+	for (size_t i = 0; !err && i < p->nsamples; i++) {
+		const struct rec_sample *x = &p->samples[i];
+
+		err = profile_sym_one(p, s, x->pid, x->time, SYM_CODE, x->ip);
+		if (!err && (x->flags & SAMPLE_F_ADDR) && !(x->flags & SAMPLE_F_STACK))
+			err = profile_sym_one(p, s, x->pid, x->time, SYM_DATA, x->addr);
+	}
+	for (size_t i = 0; !err && i < p->ntraps; i++) {
+		const struct rec_trap *x = &p->traps[i];
+
+		err = profile_sym_one(p, s, x->pid, x->time, SYM_CODE,
+				      x->flags & TRAP_F_INSN ? x->insn_ip : x->ip);
+		if (!err)
+			err = profile_sym_one(p, s, x->pid, x->time, SYM_DATA, x->wp_addr);
+	}
+	for (size_t i = 0; !err && p->ops && p->ops->sym && i < p->ntool_recs; i++)
+		err = p->ops->sym(p->tool_recs[i], profile_sym_need, &(struct sym_ctx){ p, s });
+	if (!err)
+		err = profile_sym_paths(p, s);
+	nstale = sym_stale(s, &stale);
+	if (nstale && warnlen)
+		snprintf(warn, warnlen, "%u module%s changed on disk since the run (%s): "
+			 "their addresses are left unsymbolized", nstale,
+			 nstale > 1 ? "s" : "", stale);
+	sym_destroy(s);
+	return err;
+}
+
+/* ---- file ---- */
+
+static int profile_write_sym(struct df_writer *w, const struct prof_sym *s)
+{
+	/* A name too long for name_len is cut, not the record. */
+	size_t ln = s->name ? strnlen(s->name, UINT16_MAX - 1) + 1 : 1;
+	size_t lf = s->file ? strnlen(s->file, 4095) + 1 : 1;
+	size_t lm = s->module ? strnlen(s->module, 4095) + 1 : 1;
+	uint32_t size = REC_SIZE(sizeof(struct rec_sym) + ln + lf + lm);
+	struct rec_sym *r;
+	int err;
+
+	r = calloc(1, size);
+	if (!r)
+		return -ENOMEM;
+	r->h.size = size;
+	r->h.type = REC_SYM;
+	r->pid = s->pid;
+	r->kind = s->kind;
+	r->name_len = (uint16_t)ln;
+	r->addr = s->addr;
+	r->sym_start = s->start;
+	r->sym_size = s->size;
+	r->line = s->line;
+	r->file_len = (uint32_t)lf;
+	r->module_len = (uint32_t)lm;
+	if (s->name)
+		memcpy(r->str, s->name, ln - 1);
+	if (s->file)
+		memcpy(r->str + ln, s->file, lf - 1);
+	if (s->module)
+		memcpy(r->str + ln + lf, s->module, lm - 1);
+	err = df_write(w, &r->h);
+	free(r);
+	return err;
+}
+
+/* One REC_PROC per image, so a reader rebuilds the exec times. */
+static int profile_write_proc(struct df_writer *w, const struct prof_proc *pr)
+{
+	size_t n = strlen(pr->exe) + 1;
+	uint32_t size = REC_SIZE(sizeof(struct rec_proc) + n);
+	struct rec_proc *r = calloc(1, size);
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	r->h.size = size;
+	r->h.type = REC_PROC;
+	r->pid = pr->pid;
+	r->ppid = pr->ppid;
+	r->time = pr->start;
+	r->flags = pr->flags & ~(uint32_t)PROC_F_EXEC;
+	memcpy(r->exe, pr->exe, n);
+	err = df_write(w, &r->h);
+	for (unsigned i = 0; !err && i < pr->nexec; i++) {
+		r->time = pr->exec_time[i];
+		r->flags = PROC_F_EXEC;
+		err = df_write(w, &r->h);
+	}
+	free(r);
+	if (!err && pr->ended) {
+		struct rec_proc_end e = { .h = { sizeof(e), REC_PROC_END, 0 }, .pid = pr->pid };
+
+		err = df_write(w, &e.h);
+	}
+	return err;
+}
+
+static int profile_write_error(struct df_writer *w, const struct prof_error *e)
+{
+	size_t n = strlen(e->msg) + 1;
+	uint32_t size = REC_SIZE(sizeof(struct rec_error) + n);
+	struct rec_error *r = calloc(1, size);
+	int err = 0;
+
+	if (!r)
+		return -ENOMEM;
+	r->h.size = size;
+	r->h.type = REC_ERROR;
+	r->pid = e->pid;
+	r->tid = e->tid;
+	r->err = e->err;
+	memcpy(r->msg, e->msg, n);
+	for (unsigned i = 0; !err && i < e->count; i++)
+		err = df_write(w, &r->h);
+	free(r);
+	return err;
+}
+
+static int profile_write_body(const struct profile *p, struct df_writer *w)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < p->nmeta; i++)
+		err = df_write_meta(w, p->meta[i].key, p->meta[i].value);
+	for (int i = 0; !err && i < p->topo.ncpus; i++) {
+		const struct topo_cpu *c = &p->topo.cpus[i];
+		struct rec_cpu r = { { sizeof(r), REC_CPU, 0 }, c->cpu, c->core, c->socket, c->node };
+
+		err = df_write(w, &r.h);
+	}
+	for (size_t i = 0; !err && i < p->nprocs; i++)
+		err = profile_write_proc(w, &p->procs[i]);
+	for (size_t i = 0; !err && i < p->ntasks; i++)
+		err = df_write(w, &p->tasks[i].h);
+	for (size_t i = 0; !err && i < p->nmmaps; i++)
+		err = df_write(w, &p->mmaps[i]->h);
+	for (size_t i = 0; !err && i < p->syms_cap; i++)
+		if (p->syms[i].kind)
+			err = profile_write_sym(w, &p->syms[i]);
+	for (size_t i = 0; !err && i < p->nsamples; i++)
+		err = df_write(w, &p->samples[i].h);
+	for (size_t i = 0; !err && i < p->ntraps; i++)
+		err = df_write(w, &p->traps[i].h);
+	for (size_t i = 0; !err && i < p->nerrors; i++)
+		err = profile_write_error(w, &p->errors[i]);
+	if (!err)
+		err = profile_objs_write(p, w);
+	for (size_t i = 0; !err && i < p->ntool_recs; i++)
+		err = df_write(w, p->tool_recs[i]);
+	if (!err && p->have_run)
+		err = df_write(w, &p->run.h);
+	return err;
+}
+
+int profile_write(const struct profile *p, const char *path)
+{
+	struct df_writer *w;
+	int err = df_create(&w, path);
+
+	if (err)
+		return err;
+	err = profile_write_body(p, w);
+	if (err) {
+		df_abort(w);
+		return err;
+	}
+	return df_commit(w);
+}
+
+static int profile_read_one(const struct rec_hdr *r, void *arg)
+{
+	return profile_add(arg, r);
+}
+
+int profile_read(struct profile *p, const char *path, char *err, size_t errlen)
+{
+	int r;
+
+	p->why[0] = '\0';
+	r = df_read(path, profile_read_one, p, err, errlen);
+	if (r == -EBADMSG && errlen && !err[0] && p->why[0])
+		snprintf(err, errlen, "corrupt: %s", p->why);
+	return r;
+}

@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "lib/core/run.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/core/cliopt.h"
+#include "lib/core/ingest.h"
+#include "lib/wire/arena.h"
+
+extern const unsigned char cdt_agent_blob[], cdt_agent_blob_end[];
+
+#define DRAIN_MS 50
+#define RUN_BUSY_RECORDS 4096 /* records in one drain that make the next one sooner */
+
+struct run_ctx {
+	const struct run_opts *o;
+	struct profile *p;
+	struct arena arena;
+	struct ingest in;
+	int agent_fd, sig_fd;
+	pid_t child;
+	uint64_t records, samples, traps;
+	int err;
+	uint64_t t0;
+	int live_line;
+};
+
+static uint64_t run_now(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the program: find it, and refuse what the agent cannot enter ---- */
+
+int run_find(const char *name, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+	int eacces = 0;
+
+	if (strchr(name, '/')) {
+		snprintf(out, len, "%s", name);
+		return access(out, F_OK) ? -ENOENT : 0;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *end = strchrnul(path, ':');
+		int n = (int)(end - path);
+		struct stat st;
+
+		snprintf(out, len, "%.*s%s%s", n, n ? path : ".", "/", name);
+		if (!stat(out, &st) && S_ISREG(st.st_mode)) {
+			if (!access(out, X_OK))
+				return 0;
+			eacces = 1;
+		}
+		path = *end ? end + 1 : end;
+	}
+	return eacces ? -EACCES : -ENOENT;
+}
+
+static int run_vet(const char *path)
+{
+	Elf64_Ehdr eh;
+	struct stat st;
+	int fd, interp = 0, err = 0;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "cdt: %s: is a directory\n", path);
+		return -EISDIR;
+	}
+	if (access(path, X_OK) < 0) {
+		fprintf(stderr, "cdt: %s: %s\n", path, strerror(errno));
+		return -EACCES;
+	}
+	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	    ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
+		fprintf(stderr, "cdt: %s is set-user-ID or set-group-ID: the dynamic loader "
+			"ignores LD_PRELOAD for it, so the agent cannot load.\n"
+			"cdt: profile a copy without the setuid bit, or run cdt as its owner\n",
+			path);
+		return -EPERM;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* exec will say why */
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64)
+		goto out; /* a script or another format: its interpreter is vetted by exec */
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
+		    (ssize_t)sizeof(ph))
+			break;
+		if (ph.p_type == PT_INTERP)
+			interp = 1;
+	}
+	if (!interp) {
+		fprintf(stderr, "cdt: %s is statically linked: no dynamic loader runs, so "
+			"LD_PRELOAD cannot load the agent.\n"
+			"cdt: rebuild it dynamically linked to profile it\n", path);
+		err = -ENOEXEC;
+	}
+out:
+	close(fd);
+	return err;
+}
+
+/* ---- the agent and the environment ---- */
+
+static int run_agent_fd(void)
+{
+	size_t len = (size_t)(cdt_agent_blob_end - cdt_agent_blob);
+	const unsigned char *p = cdt_agent_blob;
+	int fd = memfd_create("cdt-agent.so", 0); /* inherited: LD_PRELOAD names it */
+
+	if (fd < 0)
+		return -errno;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			int err = -errno;
+
+			close(fd);
+			return err;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return fd;
+}
+
+static int run_env(int agent_fd, int arena_fd)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char buf[PATH_MAX + 64], num[16];
+
+	if (old && *old)
+		snprintf(buf, sizeof(buf), "/proc/self/fd/%d:%s", agent_fd, old);
+	else
+		snprintf(buf, sizeof(buf), "/proc/self/fd/%d", agent_fd);
+	snprintf(num, sizeof(num), "%d", arena_fd);
+	if (setenv("LD_PRELOAD", buf, 1) || setenv(AGENT_ENV_FD, num, 1))
+		return -errno;
+	return 0;
+}
+
+/* ---- draining ---- */
+
+static int run_take(const struct rec_hdr *r, void *arg)
+{
+	struct run_ctx *c = arg;
+	int err = profile_add(c->p, r);
+
+	if (err == -EBADMSG) {
+		/* ingest checked it against the same types: a bug, not the program */
+		fprintf(stderr, "cdt: internal error: a checked record was refused: %s\n",
+			c->p->why);
+		return 0;
+	}
+	c->records++;
+	if (r->type == REC_SAMPLE)
+		c->samples++;
+	else if (r->type == REC_TRAP)
+		c->traps++;
+	return err;
+}
+
+static void run_live(struct run_ctx *c, int final)
+{
+	uint64_t el = run_now(CLOCK_MONOTONIC) - c->t0;
+
+	if (c->o->quiet || !isatty(2))
+		return;
+	if (final) {
+		if (c->live_line)
+			fprintf(stderr, "\r\033[K");
+		return;
+	}
+	if (el < 1000000000ull)
+		return;
+	fprintf(stderr, "\r\033[Kcdt %s: %.1f s, %llu samples, %llu traps", c->o->tool_name,
+		(double)el / 1e9, (unsigned long long)c->samples,
+		(unsigned long long)c->traps);
+	c->live_line = 1;
+}
+
+static int run_drain(struct run_ctx *c, int final)
+{
+	return ingest_drain(&c->in, final, run_now(CLOCK_MONOTONIC), run_take, c);
+}
+
+/* What ingest refused, in one line (and the first reason of each kind). */
+static void run_rejected(const struct run_ctx *c)
+{
+	static const char *const what[REJ_N] = {
+		[REJ_TYPE] = "of a type the agent does not write",
+		[REJ_SIZE] = "too short for their type",
+		[REJ_FIELD] = "with a field out of range",
+		[REJ_FRAME] = "unframed",
+	};
+	const struct ingest *in = &c->in;
+	char buf[512];
+	size_t n = 0;
+
+	if (in->unfinished_bytes)
+		fprintf(stderr, "cdt: %llu bytes of records were left unfinished by a "
+			"process that died while writing them\n",
+			(unsigned long long)in->unfinished_bytes);
+	if (!ingest_rejected(in))
+		return;
+	for (int i = 0; i < REJ_N; i++)
+		if (in->rejected[i])
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%llu %s", n ? ", " : "",
+					      (unsigned long long)in->rejected[i], what[i]);
+	fprintf(stderr, "cdt: refused %llu records of the shared buffer, which the program "
+		"wrote over: %s; %llu bytes skipped%s\n", (unsigned long long)ingest_rejected(in),
+		buf, (unsigned long long)in->skipped_bytes,
+		c->o->verbose ? "" : " (-v says why)");
+	for (int i = 0; i < REJ_N && c->o->verbose; i++)
+		if (in->rejected[i])
+			fprintf(stderr, "cdt:   first %s: %s\n", what[i], in->why[i]);
+}
+
+/* ---- signals ---- */
+
+static void run_sigset(sigset_t *s)
+{
+	sigemptyset(s);
+	sigaddset(s, SIGINT);
+	sigaddset(s, SIGTERM);
+	sigaddset(s, SIGHUP);
+	sigaddset(s, SIGQUIT);
+	sigaddset(s, SIGCHLD);
+}
+
+/* Returns 1 when the child has ended (status in *wst). */
+static int run_signals(struct run_ctx *c, int *wst, struct run_result *res)
+{
+	struct signalfd_siginfo si;
+
+	while (read(c->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		/* The terminal already sent it to the program's process group. */
+		if (si.ssi_code != SI_KERNEL)
+			kill(c->child, (int)si.ssi_signo);
+		res->interrupted = 1;
+	}
+	return waitpid(c->child, wst, WNOHANG) == c->child;
+}
+
+static int run_loop(struct run_ctx *c, int *wst, struct run_result *res)
+{
+	struct pollfd pfd = { .fd = c->sig_fd, .events = POLLIN };
+	uint64_t before = 0;
+	int err, wait = 1;
+
+	for (;;) {
+		/* Bursts of records (a program allocating its data as it starts)
+		 * would fill the ring within 50 ms: come back after 1 ms while
+		 * they last, then back off to DRAIN_MS. */
+		if (poll(&pfd, 1, wait) < 0 && errno != EINTR)
+			return -errno;
+		before = c->records;
+		err = run_drain(c, 0);
+		wait = c->records - before > RUN_BUSY_RECORDS ? 1 :
+		       wait * 2 < DRAIN_MS ? wait * 2 : DRAIN_MS;
+		if (err)
+			return err;
+		if (run_signals(c, wst, res))
+			return 0;
+		run_live(c, 0);
+	}
+}
+
+/* ---- how it ended ---- */
+
+static void run_meta(const struct run_opts *o, struct profile *p, const char *why,
+		     const struct agent_cfg *cfg)
+{
+	char buf[4096], host[256] = "";
+	struct utsname u;
+	size_t n = 0;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	for (char **a = o->argv; *a && n < sizeof(buf) - 1; a++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", a == o->argv ? "" : " ", *a);
+	profile_set_meta(p, "tool", o->tool_name);
+	profile_set_meta(p, "command", buf);
+	gethostname(host, sizeof(host) - 1);
+	profile_set_meta(p, "host", host);
+	gmtime_r(&now, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	profile_set_meta(p, "time", buf);
+	if (!uname(&u))
+		profile_set_meta(p, "kernel", u.release);
+	profile_set_meta(p, "cdt_version", CDT_VERSION);
+	profile_set_meta(p, "source", cfg->source == SRC_PMU ? "pmu" : "soft");
+	profile_set_meta(p, "source_why", why);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)cfg->ev[0].period);
+	profile_set_meta(p, "period", buf);
+	profile_set_meta(p, "period_unit", cfg->source == SRC_PMU ? "events" : "ns");
+	profile_set_meta(p, "objects", cfg->flags & AGENT_F_OBJECTS ? "on" : "off");
+}
+
+static void run_report_end(const struct run_ctx *c, int wst, struct run_result *res)
+{
+	const char *prog = c->o->argv[0];
+
+	if (WIFEXITED(wst)) {
+		res->status = WEXITSTATUS(wst);
+	} else if (WIFSIGNALED(wst)) {
+		res->term_signal = WTERMSIG(wst);
+		res->status = 128 + res->term_signal;
+		if (!c->o->quiet)
+			fprintf(stderr, "cdt: %s was killed by signal %d (SIG%s); the profile "
+				"holds what was collected until then\n", prog, res->term_signal,
+				sigabbrev_np(res->term_signal) ? sigabbrev_np(res->term_signal) : "?");
+	}
+}
+
+static void run_errors(const struct profile *p, int quiet)
+{
+	for (size_t i = 0; i < p->nerrors; i++) {
+		const struct prof_error *e = &p->errors[i];
+
+		if (quiet && e->err != EBUSY)
+			continue;
+		fprintf(stderr, "cdt: %s (%s)", e->msg, strerror(e->err));
+		if (e->count > 1)
+			fprintf(stderr, " [%u times]", e->count);
+		fputc('\n', stderr);
+	}
+}
+
+static void run_stats(struct run_ctx *c, struct run_result *res, uint64_t start_rt)
+{
+	struct rec_runstats *r = &c->p->run;
+	uint32_t agents;
+
+	memset(r, 0, sizeof(*r));
+	r->h.size = sizeof(*r);
+	r->h.type = REC_RUNSTATS;
+	r->start_ns = start_rt;
+	r->end_ns = run_now(CLOCK_REALTIME);
+	r->records = c->records;
+	ingest_counters(&c->in, &r->dropped_records, &r->dropped_bytes, &agents);
+	memcpy(r->rejected, c->in.rejected, sizeof(r->rejected));
+	r->skipped_bytes = c->in.skipped_bytes;
+	r->exit_status = res->status;
+	r->term_signal = res->term_signal;
+	r->procs = (uint32_t)c->p->nprocs;
+	r->threads = (uint32_t)c->p->ntasks;
+	r->incomplete = res->term_signal || res->interrupted;
+	c->p->have_run = 1;
+	if (r->dropped_records)
+		fprintf(stderr, "cdt: the record buffer overflowed: %llu records (%llu bytes) "
+			"were dropped; use a larger --buffer-size or a lower rate\n",
+			(unsigned long long)r->dropped_records,
+			(unsigned long long)r->dropped_bytes);
+}
+
+static pid_t run_spawn(struct run_ctx *c, const char *path, const sigset_t *oldmask,
+		       int *exec_err)
+{
+	int pfd[2], e = 0;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		e = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return e;
+	}
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, oldmask, NULL);
+		execv(path, c->o->argv);
+		e = errno;
+		if (write(pfd[1], &e, sizeof(e)) < 0)
+			_exit(EXIT_CANNOT_EXEC);
+		_exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
+		*exec_err = e;
+	close(pfd[0]);
+	return pid;
+}
+
+int run_program(const struct run_opts *o, struct profile *p, struct run_result *res)
+{
+	struct run_ctx c = { .o = o, .p = p, .agent_fd = -1, .sig_fd = -1 };
+	struct agent_cfg cfg = { 0 };
+	char path[PATH_MAX], why[512];
+	sigset_t set, oldmask;
+	uint64_t start_rt, dropped, dropped_bytes;
+	uint32_t agents;
+	int err, wst = 0, exec_err = 0, masked = 0;
+
+	memset(res, 0, sizeof(*res));
+	c.arena.fd = -1;
+	res->status = EXIT_CDT_FAILED;
+	err = run_find(o->argv[0], path, sizeof(path));
+	if (err) {
+		fprintf(stderr, "cdt: %s: %s\n", o->argv[0],
+			err == -ENOENT ? "command not found" : strerror(-err));
+		res->status = err == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+		return err;
+	}
+	err = run_vet(path);
+	if (err) {
+		if (err == -EISDIR || err == -EACCES)
+			res->status = EXIT_CANNOT_EXEC;
+		return err;
+	}
+	snprintf(cfg.tool, sizeof(cfg.tool), "%s", o->tool_name);
+	memcpy(cfg.params, o->params, sizeof(cfg.params));
+	memcpy(cfg.counter, o->counter, sizeof(cfg.counter));
+	cfg.ncounters = o->ncounters;
+	cfg.counter_interval_ns = o->counter_interval_ns;
+	cfg.flags = o->verbose ? AGENT_F_VERBOSE : 0;
+	if (o->objects)
+		cfg.flags |= AGENT_F_OBJECTS;
+	err = source_select(&o->src, &cfg, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "cdt: %s\n", why);
+		return err;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "cdt %s: %s\n", o->tool_name, why);
+	err = arena_create(&c.arena, o->buffer_size ? o->buffer_size : RUN_DEFAULT_BUFFER, &cfg);
+	if (err) {
+		fprintf(stderr, "cdt: cannot create the shared record buffer: %s\n", strerror(-err));
+		goto out;
+	}
+	ingest_init(&c.in, &c.arena, o->prof);
+	p->ops = o->prof;
+	c.agent_fd = run_agent_fd();
+	if (c.agent_fd < 0) {
+		err = c.agent_fd;
+		fprintf(stderr, "cdt: cannot write the agent to a memfd: %s\n", strerror(-err));
+		goto out;
+	}
+	err = run_env(c.agent_fd, c.arena.fd);
+	if (err) {
+		fprintf(stderr, "cdt: cannot set the environment: %s\n", strerror(-err));
+		goto out;
+	}
+	if (topo_read(&p->topo))
+		fprintf(stderr, "cdt: warning: cannot read the CPU topology\n");
+	run_meta(o, p, why, &cfg);
+	run_sigset(&set);
+	sigprocmask(SIG_BLOCK, &set, &oldmask);
+	masked = 1;
+	c.sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (c.sig_fd < 0) {
+		err = -errno;
+		fprintf(stderr, "cdt: signalfd: %s\n", strerror(-err));
+		goto out;
+	}
+	start_rt = run_now(CLOCK_REALTIME);
+	c.t0 = run_now(CLOCK_MONOTONIC);
+	c.child = run_spawn(&c, path, &oldmask, &exec_err);
+	if (c.child < 0) {
+		err = c.child;
+		fprintf(stderr, "cdt: fork: %s\n", strerror(-err));
+		goto out;
+	}
+	if (exec_err) {
+		waitpid(c.child, NULL, 0);
+		fprintf(stderr, "cdt: cannot execute %s: %s\n", path, strerror(exec_err));
+		res->status = exec_err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+		err = -exec_err;
+		goto out;
+	}
+	err = run_loop(&c, &wst, res);
+	if (err) {
+		fprintf(stderr, "cdt: collecting records failed: %s\n", strerror(-err));
+		kill(c.child, SIGKILL);
+		waitpid(c.child, &wst, 0);
+		goto out;
+	}
+	/* The program is gone; what its processes left is final. */
+	err = run_drain(&c, 1);
+	run_live(&c, 1);
+	run_report_end(&c, wst, res);
+	run_rejected(&c);
+	ingest_counters(&c.in, &dropped, &dropped_bytes, &agents);
+	/* The program can zero the count: records are proof enough. */
+	if (!c.records && !agents) {
+		fprintf(stderr, "cdt: the agent never loaded into %s (does it clear "
+			"LD_PRELOAD, or run a static binary?); nothing was profiled\n", path);
+		res->no_agent = 1;
+		res->status = EXIT_CDT_FAILED;
+		err = -ENOEXEC;
+		goto out;
+	}
+	run_errors(p, o->quiet);
+	profile_number_tasks(p);
+	run_stats(&c, res, start_rt);
+out:
+	if (c.sig_fd >= 0)
+		close(c.sig_fd);
+	if (masked)
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	if (c.agent_fd >= 0)
+		close(c.agent_fd);
+	ingest_free(&c.in);
+	if (c.arena.hdr)
+		arena_destroy(&c.arena);
+	unsetenv("LD_PRELOAD");
+	unsetenv(AGENT_ENV_FD);
+	return err;
+}
+
+const char *run_default_output(char *buf, size_t len)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+					    "PMI_RANK", "SLURM_PROCID", "MV2_COMM_WORLD_RANK" };
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *r = getenv(vars[i]);
+
+		if (r && *r && strspn(r, "0123456789") == strlen(r)) {
+			snprintf(buf, len, "cdt.data.%s", r);
+			return buf;
+		}
+	}
+	return "cdt.data";
+}
+
+int run_save(const struct run_opts *o, struct profile *p, const char *path)
+{
+	char warn[512];
+	int err = profile_symbolize(p, warn, sizeof(warn));
+
+	if (err)
+		fprintf(stderr, "cdt: symbolization failed (%s); addresses stay raw\n",
+			strerror(-err));
+	else if (warn[0])
+		fprintf(stderr, "cdt: %s\n", warn);
+	err = profile_write(p, path);
+	if (err) {
+		fprintf(stderr, "cdt: cannot write %s: %s (an earlier file of that name "
+			"is untouched)\n", path, strerror(-err));
+		return err;
+	}
+	if (!o->quiet && p->ntool_recs)
+		fprintf(stderr, "cdt %s: wrote %s: %zu records, %zu threads in %zu process%s%s\n",
+			o->tool_name, path, p->ntool_recs, p->ntasks, p->nprocs,
+			p->nprocs == 1 ? "" : "es",
+			p->run.incomplete ? " (the run did not end normally)" : "");
+	else if (!o->quiet)
+		fprintf(stderr, "cdt %s: wrote %s: %zu samples, %zu traps, %zu threads in %zu "
+			"process%s%s\n", o->tool_name, path, p->nsamples, p->ntraps, p->ntasks,
+			p->nprocs, p->nprocs == 1 ? "" : "es",
+			p->run.incomplete ? " (the run did not end normally)" : "");
+	return 0;
+}
+
+/* The options every profiling tool takes: 1 if argv[*i] was one of them
+ * (*i advanced past its argument), 0 if not, or a negative errno (said). */
+static int run_parse_common(int argc, char **argv, int *i, struct run_opts *o,
+			    const char **output)
+{
+	const char *v = NULL;
+	uint64_t n;
+	int r;
+
+	if ((r = cliopt_match(argc, argv, i, "-o", "--output", output)))
+		return r < 0 ? -EINVAL : 1;
+	if ((r = cliopt_match(argc, argv, i, NULL, "--source", &v))) {
+		if (r < 0)
+			return -EINVAL;
+		if (!strcmp(v, "auto"))
+			o->src.source = SRC_NONE;
+		else if (!strcmp(v, "pmu"))
+			o->src.source = SRC_PMU;
+		else if (!strcmp(v, "soft"))
+			o->src.source = SRC_SOFT;
+		else {
+			fprintf(stderr, "cdt: --source takes auto, pmu or soft, not '%s'\n", v);
+			return -EINVAL;
+		}
+		return 1;
+	}
+	if ((r = cliopt_match(argc, argv, i, "-F", "--freq", &v))) {
+		if (r < 0 || cliopt_u64("--freq", v, 0, &o->src.freq) || !o->src.freq)
+			return -EINVAL;
+		return 1;
+	}
+	if ((r = cliopt_match(argc, argv, i, "-c", "--period", &v))) {
+		if (r < 0 || cliopt_u64("--period", v, 0, &o->src.period) || !o->src.period)
+			return -EINVAL;
+		return 1;
+	}
+	/* Every tool that names data objects takes these; its default is its own. */
+	if (cliopt_match(argc, argv, i, NULL, "--objects", NULL)) {
+		o->objects = 1;
+		return 1;
+	}
+	if (cliopt_match(argc, argv, i, NULL, "--no-objects", NULL)) {
+		o->objects = 0;
+		return 1;
+	}
+	if ((r = cliopt_match(argc, argv, i, NULL, "--buffer-size", &v))) {
+		if (r < 0 || cliopt_u64("--buffer-size", v, 1, &n))
+			return -EINVAL;
+		if (n < 64 * 1024 || n > (1ull << 32) || (n & (n - 1))) {
+			fprintf(stderr, "cdt: --buffer-size must be a power of two from 64K to 4G\n");
+			return -EINVAL;
+		}
+		o->buffer_size = (size_t)n;
+		return 1;
+	}
+	if (cliopt_match(argc, argv, i, "-q", "--quiet", NULL)) {
+		o->quiet = 1;
+		return 1;
+	}
+	if (cliopt_match(argc, argv, i, "-v", "--verbose", NULL)) {
+		o->verbose = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* The options every profiling tool takes, and the exit statuses. */
+static void run_usage_common(FILE *f, uint64_t soft_hz)
+{
+	fprintf(f,
+		"  -o, --output FILE     profile to write (default cdt.data, cdt.data.RANK under MPI)\n"
+		"      --source SRC      auto, pmu or soft (default auto)\n"
+		"  -F, --freq HZ         soft: samples per second per thread (default %llu)\n"
+		"  -c, --period N        pmu: memory accesses between samples (default %u);\n"
+		"                        soft: nanoseconds of CPU time between samples\n"
+		"      --objects         name heap blocks, anonymous mappings and thread stacks,\n"
+		"                        by allocation call path (default)\n"
+		"      --no-objects      static variables only: less overhead in malloc-heavy\n"
+		"                        programs\n"
+		"      --buffer-size N   shared record buffer, a power of two (default 8M)\n"
+		"  -q, --quiet           only errors on stderr\n"
+		"  -v, --verbose         more detail on stderr\n"
+		"  -h, --help            this text\n"
+		"\n"
+		"Exit status: the program's, 128+N if signal N killed it, 125 if cdt failed,\n"
+		"126 if the program cannot be executed, 127 if it is not found.\n",
+		(unsigned long long)soft_hz, PMU_DEFAULT_PERIOD);
+}
+
+static void run_usage(FILE *f, const struct run_ops *ops)
+{
+	ops->usage(f);
+	run_usage_common(f, ops->soft_hz ? ops->soft_hz : SOFT_DEFAULT_HZ);
+}
+
+int run_tool(const char *name, const struct run_ops *ops, const struct prof_ops *prof,
+	     int argc, char **argv)
+{
+	struct run_opts o = { .tool_name = name, .prof = prof, .objects = ops->objects,
+			      .src = { .default_hz = ops->soft_hz } };
+	const char *output = NULL;
+	struct run_result res;
+	struct profile p;
+	char outbuf[64];
+	int i = 1, r;
+
+	if (ops->defaults)
+		ops->defaults(&o);
+	while (i < argc && argv[i][0] == '-') {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			run_usage(stdout, ops);
+			return 0;
+		}
+		r = run_parse_common(argc, argv, &i, &o, &output);
+		if (!r && ops->option)
+			r = ops->option(&o, argc, argv, &i);
+		if (r < 0)
+			return EXIT_CDT_FAILED;
+		if (r)
+			continue;
+		fprintf(stderr, "cdt %s: unknown option '%s'\n", name, argv[i]);
+		run_usage(stderr, ops);
+		return EXIT_CDT_FAILED;
+	}
+	if (i >= argc) {
+		fprintf(stderr, "cdt %s: no program to run\n", name);
+		run_usage(stderr, ops);
+		return EXIT_CDT_FAILED;
+	}
+	o.argv = argv + i;
+	if (ops->prepare && ops->prepare(&o))
+		return EXIT_CDT_FAILED;
+	if (!output)
+		output = run_default_output(outbuf, sizeof(outbuf));
+	profile_init(&p);
+	if (run_program(&o, &p, &res))
+		goto out;
+	if ((ops->finish && ops->finish(&o, &p)) || run_save(&o, &p, output)) {
+		res.status = EXIT_CDT_FAILED;
+		goto out;
+	}
+	if (ops->report && (ops->report(&p) || fflush(stdout))) {
+		fprintf(stderr, "cdt %s: cannot print the report\n", name);
+		res.status = EXIT_CDT_FAILED;
+	}
+out:
+	profile_free(&p);
+	return res.status;
+}

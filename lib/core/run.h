@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Running a program under the agent: resolve and vet the program, set up
+ * the arena and the injected agent, fork/exec, drain records while it
+ * runs, forward signals, and turn how it ended into cdt's exit status.
+ */
+#ifndef CDT_RUN_H
+#define CDT_RUN_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#include "lib/wire/agentcfg.h"
+#include "lib/core/profile.h"
+#include "lib/core/source.h"
+
+/* Exit statuses, as env(1) and timeout(1) use them. */
+#define EXIT_CDT_FAILED 125
+#define EXIT_CANNOT_EXEC 126
+#define EXIT_NOT_FOUND 127
+
+#define RUN_DEFAULT_BUFFER (8u << 20)
+
+struct run_opts {
+	const char *tool_name;  /* for messages, the meta and agent_cfg.tool */
+	const struct prof_ops *prof; /* the tool's records */
+	uint64_t params[AGENT_PARAMS_MAX / 8]; /* the tool's parameter struct */
+	struct agent_event counter[AGENT_MAX_COUNTERS]; /* agent_cfg.counter */
+	uint32_t ncounters;
+	uint64_t counter_interval_ns;
+	struct source_req src;
+	size_t buffer_size;     /* arena ring bytes */
+	int quiet, verbose;
+	int objects;            /* AGENT_F_OBJECTS: heap blocks, mappings, stacks */
+	char **argv;            /* program and its arguments */
+};
+
+struct run_result {
+	int status;      /* cdt's exit status for this run */
+	int term_signal; /* signal that killed the program, or 0 */
+	int interrupted; /* cdt forwarded SIGINT/SIGTERM/SIGHUP */
+	int no_agent;    /* the program ran but no agent attached */
+};
+
+/*
+ * Run and collect into p (profile_init'ed by the caller).  Returns 0 when a
+ * profile was collected (res->status then carries the program's status),
+ * or a negative errno when nothing could be collected; res->status is
+ * always set, messages have gone to stderr.
+ */
+int run_program(const struct run_opts *o, struct profile *p, struct run_result *res);
+
+/* Find a program as execvp would: 0, -ENOENT or -EACCES. */
+int run_find(const char *name, char *out, size_t len);
+
+/* Default output name: cdt.data, or cdt.data.<rank> under mpirun/srun. */
+const char *run_default_output(char *buf, size_t len);
+
+/* Write p to path, reporting on stderr; returns 0 or a negative errno. */
+int run_save(const struct run_opts *o, struct profile *p, const char *path);
+
+/* What a profiling tool adds to the common driver, run_tool(). */
+struct run_ops {
+	uint64_t soft_hz; /* the soft source's default rate; 0: SOFT_DEFAULT_HZ */
+	int objects;      /* name heap blocks, mappings and stacks by default */
+	/* Its synopsis, what it does, and its own options; the driver adds
+	 * the common ones. */
+	void (*usage)(FILE *f);
+	/* Its default parameters into o->params; NULL: all zero. */
+	void (*defaults)(struct run_opts *o);
+	/* 1 if argv[*i] is the tool's option (advance *i past its argument),
+	 * 0 if not, or a negative errno after saying why.  May be NULL. */
+	int (*option)(struct run_opts *o, int argc, char **argv, int *i);
+	/* Before the run, with o->argv set; 0 or a negative errno (said).
+	 * May be NULL. */
+	int (*prepare)(struct run_opts *o);
+	/* After the run, before the profile is written (tool meta); may be NULL. */
+	int (*finish)(const struct run_opts *o, struct profile *p);
+	/* After the profile is written (the tool's report on stdout); may be NULL. */
+	int (*report)(const struct profile *p);
+};
+
+/*
+ * `cdt NAME [options] [--] program [args...]` for a tool: parse the
+ * common and the tool's options, run, write the profile, report.  argv[0]
+ * is the tool's name.  Returns cdt's exit status (the program's, or
+ * 125-127).
+ */
+int run_tool(const char *name, const struct run_ops *ops, const struct prof_ops *prof,
+	     int argc, char **argv);
+
+#endif

@@ -1,0 +1,1292 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Symbolization after the run, in the front end.
+ *
+ * Each distinct ELF file (path + the build-id the agent recorded) is opened
+ * once, as the only module of its own Dwfl, reported at its link-time
+ * addresses (load bias 0).  A process is then just a list of module loads:
+ * (file, runtime bias, address range).  Resolving a runtime address means
+ * finding the load, subtracting its bias and looking the file-relative
+ * address up; so processes that share a library (fork, many ranks, many
+ * execs of one program) share its tables, its DWARF and the cache of
+ * resolved addresses.
+ *
+ * Names come from per-file tables of function and object symbols sorted by
+ * address (binary search), built once on the first lookup: libdwfl's own
+ * address-to-symbol search scans the whole symbol table per call, far too
+ * slow for 10^5..10^6 addresses.  Source lines come from
+ * dwfl_module_getsrc, which also finds separate debuginfo
+ * (/usr/lib/debug/.build-id) through the standard callbacks, or from the
+ * compile units' own ranges when the file has no .debug_aranges (clang).
+ * Code lookups are memoized per (file, address).
+ *
+ * Semantics callers may rely on:
+ *  - Returned strings are interned: equal strings are equal pointers, valid
+ *    until sym_destroy.
+ *  - sym_code: out->file is joined to the compilation directory when the
+ *    DWARF names it relative to an absolute one; otherwise as recorded.
+ *  - sym_code: size-0 function symbols (assembly) extend to the next symbol
+ *    or the end of their section; out->size is that extent.
+ *  - sym_data: STT_OBJECT symbols only; a size-0 object matches its exact
+ *    address only (out->size 0).  STT_TLS symbols are not used: their values
+ *    are offsets into each thread's TLS block, which lives outside the
+ *    module's mappings, so no address in the module can belong to them.
+ *  - A load covers its reported mappings plus the whole extent of the
+ *    file's PT_LOAD segments, so .bss beyond the file-backed pages (an
+ *    anonymous mapping the agent does not report) resolves too.
+ *  - Modules whose recorded build-id differs from the file on disk, or
+ *    whose file cannot be opened, are counted by sym_stale and never
+ *    resolved (out->module is still set).  Pseudo paths ("[vdso]", memfds,
+ *    "/proc/self/..." which would name the front end's own files) and
+ *    non-ELF files are not counted: there is no file that could have
+ *    changed.
+ *  - Among aliases at one address, one name is chosen (see sym_rank).
+ *  - A new mapping over a range held by another load replaces it (the old
+ *    one was unmapped); at a fork the child's own earlier records win.
+ *  - sym_fork of an unknown parent copies an empty set and returns 0;
+ *    sym_forget of an unknown pid returns 0.
+ *  - Errors other than -ENOENT: -EINVAL for bad arguments, -ENOMEM.
+ */
+#include "lib/core/symbolize.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BUILD_ID_MAX 20 /* rec_mmap.build_id */
+
+/* ---- string interning ---- */
+
+#define STR_BLOCK 65536
+
+struct str_block {
+	struct str_block *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct str_slot {
+	uint64_t hash;
+	const char *s;
+};
+
+struct strtab {
+	struct str_block *blocks;
+	struct str_slot *slot;
+	size_t cap, n; /* cap is a power of two */
+};
+
+/* ---- per-file symbol tables ---- */
+
+struct sym_ent {
+	uint64_t start, end; /* [start, end) matches; file-relative */
+	uint64_t size;       /* what sym_info.size reports */
+	const char *name;    /* interned */
+};
+
+struct sym_table {
+	struct sym_ent *e;
+	uint64_t *maxend; /* maxend[i] = max(e[0..i].end): bounds the walk left */
+	size_t n;
+};
+
+enum file_state {
+	FS_OK,      /* opened, build-id matches (or none was recorded) */
+	FS_STALE,   /* build-id differs from the recorded one */
+	FS_MISSING, /* cannot be opened */
+	FS_NOFILE,  /* pseudo path: nothing on disk to read */
+	FS_NOTELF,  /* a file, but no loadable ELF */
+};
+
+struct seg {
+	uint64_t vaddr, offset, filesz, memsz;
+};
+
+/* A compile unit's address range, module-relative. */
+struct cu_range {
+	uint64_t lo, hi, maxhi; /* maxhi: as sym_table.maxend */
+	Dwarf_Off off;          /* of the CU DIE */
+};
+
+struct sym_file {
+	struct sym_file *next; /* in creation order, for sym_stale's "first" */
+	const char *path;      /* interned */
+	uint8_t bid[BUILD_ID_MAX];
+	uint32_t bid_len;
+	enum file_state state;
+	Dwfl *dwfl;
+	Dwfl_Module *mod; /* reported at link-time addresses */
+	bool exec;        /* ET_EXEC: loaded at its link-time addresses */
+	struct seg *seg;  /* PT_LOAD segments */
+	size_t nseg;
+	uint64_t ext_lo, ext_hi; /* page-rounded extent of all PT_LOADs */
+	bool tables;             /* code/data built */
+	struct sym_table code, data;
+	bool cus; /* cu/dw built */
+	struct cu_range *cu;
+	size_t ncu;
+	Dwarf *dw;
+	Dwarf_Addr dwbias;
+};
+
+/* ---- processes ---- */
+
+/* One load of a file in a process. */
+struct sym_inst {
+	uint64_t lo, hi; /* runtime range [lo, hi) */
+	uint64_t maxhi;  /* max hi of this and all earlier (sorted) loads */
+	uint64_t bias;   /* runtime - file-relative address */
+	struct sym_file *f;
+	bool nobias; /* no segment matched the mapping: name the module only */
+};
+
+struct sym_proc {
+	uint32_t pid;
+	bool dirty; /* v needs sorting before the next lookup */
+	struct sym_inst *v;
+	size_t n, cap;
+};
+
+/* ---- memo of resolved code addresses ---- */
+
+struct memo_ent {
+	const struct sym_file *f; /* NULL: empty slot */
+	uint64_t v;               /* file-relative address */
+	uint64_t start, size;     /* file-relative */
+	const char *name, *src;
+	uint32_t line;
+};
+
+struct symbolizer {
+	struct strtab str;
+	struct sym_file *files, **files_tail;
+	struct sym_proc **proc; /* open addressing on pid */
+	size_t proc_cap, proc_n;
+	struct memo_ent *memo; /* open addressing on (file, address) */
+	size_t memo_cap, memo_n;
+	uint64_t pagesz;
+};
+
+static const Dwfl_Callbacks sym_dwfl_cb = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t str_hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static int str_grow(struct strtab *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024;
+	struct str_slot *slot = calloc(cap, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->slot[i].s)
+			continue;
+		size_t j = t->slot[i].hash & (cap - 1);
+		while (slot[j].s)
+			j = (j + 1) & (cap - 1);
+		slot[j] = t->slot[i];
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->cap = cap;
+	return 0;
+}
+
+static char *str_alloc(struct strtab *t, size_t len)
+{
+	struct str_block *b = t->blocks;
+
+	if (!b || b->cap - b->used < len) {
+		size_t cap = len > STR_BLOCK ? len : STR_BLOCK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->cap = cap;
+		b->used = 0;
+		/* A string bigger than a block gets its own, behind the current one. */
+		if (cap > STR_BLOCK && t->blocks) {
+			b->next = t->blocks->next;
+			t->blocks->next = b;
+		} else {
+			b->next = t->blocks;
+			t->blocks = b;
+		}
+	}
+	char *p = b->data + b->used;
+	b->used += len;
+	return p;
+}
+
+/* The interned copy of s; NULL only when s is NULL or memory ran out. */
+static const char *str_intern(struct strtab *t, const char *s)
+{
+	if (!s)
+		return NULL;
+	if ((t->n + 1) * 2 > t->cap && str_grow(t) < 0)
+		return NULL;
+
+	size_t len = strlen(s);
+	uint64_t h = str_hash(s, len);
+	size_t j = h & (t->cap - 1);
+
+	for (; t->slot[j].s; j = (j + 1) & (t->cap - 1))
+		if (t->slot[j].hash == h && strcmp(t->slot[j].s, s) == 0)
+			return t->slot[j].s;
+
+	char *p = str_alloc(t, len + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, len + 1);
+	t->slot[j].hash = h;
+	t->slot[j].s = p;
+	t->n++;
+	return p;
+}
+
+static void str_free(struct strtab *t)
+{
+	while (t->blocks) {
+		struct str_block *b = t->blocks;
+
+		t->blocks = b->next;
+		free(b);
+	}
+	free(t->slot);
+}
+
+/* ---- symbol tables ---- */
+
+struct sym_cand {
+	uint64_t start, size, sec_end;
+	const char *name;
+	unsigned rank; /* lower is the better alias */
+};
+
+/*
+ * Among aliases at one address show the one a programmer wrote: sized
+ * before sizeless; visible (global or weak) before local, so a hidden
+ * internal alias (glibc's __GI_*) loses; unversioned before "name@VER";
+ * fewer underscores ("getpid" before "__getpid", "puts" before
+ * "_IO_puts"); global before weak; a function or object
+ * before an IFUNC resolver before an untyped label.
+ */
+static unsigned sym_rank(const char *name, const GElf_Sym *sym)
+{
+	unsigned under = 0, bind = GELF_ST_BIND(sym->st_info), type;
+
+	for (const char *p = name; *p && under < 15; p++)
+		under += *p == '_';
+	switch (GELF_ST_TYPE(sym->st_info)) {
+	case STT_GNU_IFUNC:
+		type = 1;
+		break;
+	case STT_NOTYPE:
+		type = 2;
+		break;
+	default:
+		type = 0;
+		break;
+	}
+	return (unsigned)!sym->st_size << 16 |
+	       (unsigned)(bind != STB_GLOBAL && bind != STB_WEAK) << 15 |
+	       (unsigned)(strchr(name, '@') != NULL) << 14 | under << 4 |
+	       (unsigned)(bind != STB_GLOBAL) << 2 | type;
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct sym_cand *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+struct cand_vec {
+	struct sym_cand *v;
+	size_t n, cap;
+};
+
+static int cand_push(struct cand_vec *cv, const struct sym_cand *c)
+{
+	if (cv->n == cv->cap) {
+		size_t cap = cv->cap ? cv->cap * 2 : 256;
+		struct sym_cand *v = realloc(cv->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		cv->v = v;
+		cv->cap = cap;
+	}
+	cv->v[cv->n++] = *c;
+	return 0;
+}
+
+/*
+ * Sort, keep the best alias per address, fix each entry's extent.  A
+ * sizeless code label inside a sized function is dropped: the function is
+ * the better answer for the addresses after the label.
+ */
+static int table_build(struct symbolizer *s, struct cand_vec *cv, bool code,
+		       struct sym_table *t)
+{
+	uint64_t sized_end = 0; /* end of the sized code seen so far */
+	size_t n = 0;
+
+	if (!cv->n)
+		return 0;
+	qsort(cv->v, cv->n, sizeof(*cv->v), cand_cmp);
+	t->e = malloc(cv->n * sizeof(*t->e));
+	t->maxend = malloc(cv->n * sizeof(*t->maxend));
+	if (!t->e || !t->maxend)
+		return -ENOMEM;
+	for (size_t i = 0; i < cv->n; i++) {
+		const struct sym_cand *c = &cv->v[i];
+		struct sym_ent *e = &t->e[n];
+
+		if (n && t->e[n - 1].start == c->start)
+			continue;
+		if (code && !c->size && (c->start < sized_end || c->start >= c->sec_end))
+			continue;
+		e->name = str_intern(&s->str, c->name);
+		if (!e->name)
+			return -ENOMEM;
+		e->start = c->start;
+		e->size = c->size;
+		e->end = c->start + (c->size ? c->size : 1);
+		if (code && !c->size) {
+			/* Sizeless code runs to the next symbol, within its section. */
+			uint64_t end = c->sec_end;
+
+			for (size_t j = i + 1; j < cv->n; j++) {
+				if (cv->v[j].start > c->start) {
+					if (cv->v[j].start < end)
+						end = cv->v[j].start;
+					break;
+				}
+			}
+			e->end = end;
+			e->size = end - c->start;
+		} else if (code && e->end > sized_end) {
+			sized_end = e->end;
+		}
+		t->maxend[n] = n && t->maxend[n - 1] > e->end ? t->maxend[n - 1] : e->end;
+		n++;
+	}
+	t->n = n;
+	return 0;
+}
+
+static const struct sym_ent *table_find(const struct sym_table *t, uint64_t v)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) { /* first entry starting after v */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->e[mid].start <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* The innermost (latest-starting) symbol that contains v. */
+	for (size_t i = lo; i-- > 0 && t->maxend[i] > v;)
+		if (v < t->e[i].end)
+			return &t->e[i];
+	return NULL;
+}
+
+static void table_free(struct sym_table *t)
+{
+	free(t->e);
+	free(t->maxend);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The module address where the symbol's section ends, and whether it
+ * holds code; 0 and false when unknown. */
+static uint64_t section_end(Elf *elf, GElf_Word shndx, Dwarf_Addr bias,
+			    bool *exec)
+{
+	GElf_Shdr mem, *sh;
+	Elf_Scn *scn;
+
+	*exec = false;
+	if (!elf || shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+		return 0;
+	scn = elf_getscn(elf, shndx);
+	sh = scn ? gelf_getshdr(scn, &mem) : NULL;
+	if (!sh)
+		return 0;
+	*exec = (sh->sh_flags & SHF_EXECINSTR) != 0;
+	return sh->sh_addr + sh->sh_size + bias;
+}
+
+static int file_tables(struct symbolizer *s, struct sym_file *f)
+{
+	struct cand_vec code = { 0 }, data = { 0 };
+	int n, err = 0;
+
+	if (f->tables)
+		return 0;
+	/* No symbol table at all is not an error: nothing will resolve. */
+	n = dwfl_module_getsymtab(f->mod);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf;
+		Dwarf_Addr bias;
+		const char *name = dwfl_module_getsym_info(f->mod, i, &sym, &addr,
+							   &shndx, &elf, &bias);
+		int type = GELF_ST_TYPE(sym.st_info);
+		struct sym_cand c;
+		bool exec = false;
+
+		if (!name || !*name || shndx == SHN_UNDEF || shndx == SHN_ABS)
+			continue;
+		c.start = addr;
+		c.size = sym.st_size;
+		c.name = name;
+		c.rank = sym_rank(name, &sym);
+		c.sec_end = 0;
+		if (type == STT_FUNC || type == STT_GNU_IFUNC ||
+		    (type == STT_NOTYPE && !c.size)) {
+			/* Untyped labels count as code only in code sections
+			 * (assembly entry points such as ld.so's _dl_start_user);
+			 * elsewhere they are markers like _edata. */
+			if (!c.size)
+				c.sec_end = section_end(elf, shndx, bias, &exec);
+			if (type != STT_NOTYPE || exec)
+				err = cand_push(&code, &c);
+		} else if (type == STT_OBJECT) {
+			err = cand_push(&data, &c);
+		}
+		if (err)
+			goto out;
+	}
+	err = table_build(s, &code, true, &f->code);
+	if (!err)
+		err = table_build(s, &data, false, &f->data);
+	if (!err)
+		f->tables = true;
+out:
+	if (err) {
+		table_free(&f->code);
+		table_free(&f->data);
+	}
+	free(code.v);
+	free(data.v);
+	return err;
+}
+
+/* ---- files ---- */
+
+/* Paths naming nothing the front end can open as the target saw it. */
+static bool path_is_file(const char *p)
+{
+	return p[0] == '/' && strncmp(p, "/memfd:", 7) != 0 &&
+	       strncmp(p, "/proc/self/", 11) != 0 &&
+	       strncmp(p, "/proc/thread-self/", 18) != 0;
+}
+
+static void file_close(struct sym_file *f)
+{
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	f->dwfl = NULL;
+	f->mod = NULL;
+	free(f->seg);
+	f->seg = NULL;
+	f->nseg = 0;
+	table_free(&f->code);
+	table_free(&f->data);
+	f->tables = false;
+	free(f->cu);
+	f->cu = NULL;
+	f->ncu = 0;
+	f->dw = NULL;
+	f->cus = false;
+}
+
+/* The file's own build-id against the recorded one (a prefix if truncated). */
+static bool file_bid_matches(struct sym_file *f)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n;
+
+	if (!f->bid_len)
+		return true;
+	n = dwfl_module_build_id(f->mod, &bits, &vaddr);
+	if (n <= 0)
+		return false;
+	if ((uint32_t)n != f->bid_len && !(f->bid_len == BUILD_ID_MAX && n > BUILD_ID_MAX))
+		return false;
+	return memcmp(bits, f->bid, f->bid_len) == 0;
+}
+
+static int file_segments(struct symbolizer *s, struct sym_file *f)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(f->mod, &bias);
+	GElf_Ehdr ehdr;
+	size_t phnum;
+
+	if (!elf || !gelf_getehdr(elf, &ehdr) || elf_getphdrnum(elf, &phnum) != 0)
+		return -ENOENT;
+	f->exec = ehdr.e_type == ET_EXEC;
+	f->seg = calloc(phnum ? phnum : 1, sizeof(*f->seg));
+	if (!f->seg)
+		return -ENOMEM;
+	f->ext_lo = UINT64_MAX;
+	f->ext_hi = 0;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+
+		if (!ph || ph->p_type != PT_LOAD)
+			continue;
+		f->seg[f->nseg++] = (struct seg){ ph->p_vaddr, ph->p_offset,
+						  ph->p_filesz, ph->p_memsz };
+		uint64_t lo = ph->p_vaddr & ~(s->pagesz - 1);
+		uint64_t hi = (ph->p_vaddr + ph->p_memsz + s->pagesz - 1) & ~(s->pagesz - 1);
+		if (lo < f->ext_lo)
+			f->ext_lo = lo;
+		if (hi > f->ext_hi)
+			f->ext_hi = hi;
+	}
+	return f->nseg ? 0 : -ENOENT;
+}
+
+/* Open f and decide its state; only allocation failure is an error. */
+static int file_open(struct symbolizer *s, struct sym_file *f)
+{
+	const char *base;
+	int fd = -1, err = 0;
+
+	f->state = FS_NOTELF; /* until proven otherwise */
+	if (!path_is_file(f->path)) {
+		f->state = FS_NOFILE;
+		return 0;
+	}
+	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		f->state = FS_MISSING;
+		return errno == ENOMEM ? -ENOMEM : 0;
+	}
+	f->dwfl = dwfl_begin(&sym_dwfl_cb);
+	if (!f->dwfl) {
+		err = -ENOMEM;
+		goto out;
+	}
+	base = strrchr(f->path, '/') + 1;
+	dwfl_report_begin(f->dwfl);
+	/* Link-time addresses: base 0 plus p_vaddr, for ET_DYN and ET_EXEC alike. */
+	f->mod = dwfl_report_elf(f->dwfl, base, f->path, fd, 0, true);
+	if (f->mod)
+		fd = -1; /* consumed by libdwfl */
+	if (dwfl_report_end(f->dwfl, NULL, NULL) != 0 || !f->mod)
+		goto out;
+	if (!file_bid_matches(f)) {
+		f->state = FS_STALE;
+		goto out;
+	}
+	err = file_segments(s, f);
+	if (err == -ENOENT)
+		err = 0; /* nothing loadable: stays FS_NOTELF */
+	else if (!err)
+		f->state = FS_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (err || f->state != FS_OK)
+		file_close(f);
+	return err;
+}
+
+static struct sym_file *file_get(struct symbolizer *s, const char *path,
+				 const uint8_t *bid, size_t bid_len, int *err)
+{
+	const char *ipath = str_intern(&s->str, path);
+	struct sym_file *f;
+
+	*err = 0;
+	if (!ipath) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (f = s->files; f; f = f->next)
+		if (f->path == ipath && f->bid_len == bid_len &&
+		    memcmp(f->bid, bid, bid_len) == 0)
+			return f;
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	f->path = ipath;
+	f->bid_len = (uint32_t)bid_len;
+	if (bid_len)
+		memcpy(f->bid, bid, bid_len);
+	*err = file_open(s, f);
+	if (*err) {
+		file_close(f);
+		free(f);
+		return NULL;
+	}
+	*s->files_tail = f;
+	s->files_tail = &f->next;
+	return f;
+}
+
+/* ---- processes ---- */
+
+static int proc_table_grow(struct symbolizer *s)
+{
+	size_t cap = s->proc_cap ? s->proc_cap * 2 : 64;
+	struct sym_proc **slot = calloc(cap, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->proc_cap; i++) {
+		struct sym_proc *p = s->proc[i];
+
+		if (!p)
+			continue;
+		size_t j = mix64(p->pid) & (cap - 1);
+		while (slot[j])
+			j = (j + 1) & (cap - 1);
+		slot[j] = p;
+	}
+	free(s->proc);
+	s->proc = slot;
+	s->proc_cap = cap;
+	return 0;
+}
+
+/* pid's module set; created empty when create is set.  Entries are never
+ * removed (sym_forget empties them), so pointers stay valid. */
+static struct sym_proc *proc_get(struct symbolizer *s, uint32_t pid,
+				 bool create, int *err)
+{
+	size_t j;
+
+	*err = 0;
+	if (s->proc_cap) {
+		for (j = mix64(pid) & (s->proc_cap - 1); s->proc[j];
+		     j = (j + 1) & (s->proc_cap - 1))
+			if (s->proc[j]->pid == pid)
+				return s->proc[j];
+	}
+	if (!create)
+		return NULL;
+	if ((s->proc_n + 1) * 2 > s->proc_cap && (*err = proc_table_grow(s)) < 0)
+		return NULL;
+
+	struct sym_proc *p = calloc(1, sizeof(*p));
+	if (!p) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	p->pid = pid;
+	for (j = mix64(pid) & (s->proc_cap - 1); s->proc[j];
+	     j = (j + 1) & (s->proc_cap - 1))
+		;
+	s->proc[j] = p;
+	s->proc_n++;
+	return p;
+}
+
+static int proc_push(struct sym_proc *p, const struct sym_inst *in)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		struct sym_inst *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = *in;
+	p->dirty = true;
+	return 0;
+}
+
+static bool inst_same(const struct sym_inst *a, const struct sym_inst *b)
+{
+	if (a->f != b->f)
+		return false;
+	if (a->f->state != FS_OK || a->nobias || b->nobias)
+		return a->nobias == b->nobias;
+	return a->bias == b->bias;
+}
+
+/* Address space reused: a load overlapping [lo, hi) that is not `keep`
+ * was unmapped before the new mapping appeared. */
+static void proc_evict(struct sym_proc *p, uint64_t lo, uint64_t hi,
+		       const struct sym_inst *keep)
+{
+	for (size_t i = 0; i < p->n;) {
+		const struct sym_inst *v = &p->v[i];
+
+		if (v->lo < hi && lo < v->hi && !inst_same(v, keep)) {
+			p->v[i] = p->v[--p->n];
+			p->dirty = true;
+		} else {
+			i++;
+		}
+	}
+}
+
+static int inst_cmp(const void *a, const void *b)
+{
+	const struct sym_inst *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+static const struct sym_inst *proc_find(struct sym_proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (p->dirty) {
+		qsort(p->v, p->n, sizeof(*p->v), inst_cmp);
+		for (size_t i = 0; i < p->n; i++)
+			p->v[i].maxhi = i && p->v[i - 1].maxhi > p->v[i].hi ?
+						p->v[i - 1].maxhi : p->v[i].hi;
+		p->dirty = false;
+	}
+	hi = p->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && p->v[i].maxhi > addr;)
+		if (addr < p->v[i].hi)
+			return &p->v[i];
+	return NULL;
+}
+
+/*
+ * The load bias that maps [start, ...) at file offset pgoff onto one of
+ * f's PT_LOAD segments: runtime = vaddr + bias, and file offset pgoff sits
+ * at vaddr p_vaddr + (pgoff - p_offset).  Works for page-rounded mappings
+ * (/proc/pid/maps), RELRO splits, and unrounded per-segment records
+ * (dl_iterate_phdr).  One file page may hold the end of one segment and the
+ * start of the next, so two segments can match; the right one is the
+ * segment whose first page the mapping starts at (later pieces of a split
+ * segment fall inside a load already known and never get here).  If both
+ * qualify the earlier segment wins, which is right when records come in
+ * address order, as both the agent and /proc/pid/maps give them.
+ */
+static int file_bias(const struct sym_file *f, uint64_t start, uint64_t pgoff,
+		     uint64_t pagesz, uint64_t *bias)
+{
+	int best = -1;
+
+	if (f->exec) {
+		*bias = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < f->nseg; i++) {
+		const struct seg *g = &f->seg[i];
+		uint64_t b;
+		int score;
+
+		if (!g->filesz || pgoff < (g->offset & ~(pagesz - 1)) ||
+		    pgoff >= g->offset + g->filesz)
+			continue;
+		b = start - (g->vaddr - g->offset + pgoff);
+		score = ((start - b) & ~(pagesz - 1)) == (g->vaddr & ~(pagesz - 1));
+		if (score > best) {
+			best = score;
+			*bias = b;
+		}
+	}
+	return best < 0 ? -ENOENT : 0;
+}
+
+/* ---- memo ---- */
+
+static size_t memo_slot(const struct symbolizer *s, const struct sym_file *f,
+			uint64_t v)
+{
+	return mix64((uint64_t)(uintptr_t)f * 0x9e3779b97f4a7c15ull ^ v) &
+	       (s->memo_cap - 1);
+}
+
+static int memo_grow(struct symbolizer *s)
+{
+	size_t old = s->memo_cap, cap = old ? old * 2 : 4096;
+	struct memo_ent *m = s->memo, *nm = calloc(cap, sizeof(*nm));
+
+	if (!nm)
+		return -ENOMEM;
+	s->memo = nm;
+	s->memo_cap = cap;
+	for (size_t i = 0; i < old; i++) {
+		if (!m[i].f)
+			continue;
+		size_t j = memo_slot(s, m[i].f, m[i].v);
+		while (nm[j].f)
+			j = (j + 1) & (cap - 1);
+		nm[j] = m[i];
+	}
+	free(m);
+	return 0;
+}
+
+/*
+ * The line's source file, absolute when the compilation directory is
+ * known: DWARF often names files relative to it, and a viewer showing the
+ * source needs a path it can open.  NULL only when memory ran out.
+ */
+static const char *src_intern(struct symbolizer *s, const char *dir,
+			      const char *src)
+{
+	const char *r;
+	size_t dl, sl;
+	char *buf;
+
+	if (src[0] == '/' || !dir || dir[0] != '/')
+		return str_intern(&s->str, src);
+	if (src[0] == '.' && src[1] == '/')
+		src += 2;
+	dl = strlen(dir);
+	sl = strlen(src);
+	buf = malloc(dl + sl + 2);
+	if (!buf)
+		return NULL;
+	memcpy(buf, dir, dl);
+	buf[dl] = '/';
+	memcpy(buf + dl + 1, src, sl + 1);
+	r = str_intern(&s->str, buf);
+	free(buf);
+	return r;
+}
+
+static int cu_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+/*
+ * Address ranges of the compile units, read from the units themselves.
+ * dwfl_module_getsrc finds units through .debug_aranges only (libdw
+ * 0.188), which clang does not emit, so without this programs built with
+ * clang would get no lines.
+ */
+static int file_cus(struct sym_file *f)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	size_t cap = 0;
+
+	if (f->cus)
+		return 0;
+	f->dw = dwfl_module_getdwarf(f->mod, &f->dwbias);
+	while (f->dw && (cu = dwfl_module_nextcu(f->mod, cu, &bias)) != NULL) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t o = 0;
+
+		while ((o = dwarf_ranges(cu, o, &base, &lo, &hi)) > 0) {
+			if (lo >= hi)
+				continue;
+			if (f->ncu == cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				struct cu_range *v = realloc(f->cu, ncap * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				f->cu = v;
+				cap = ncap;
+			}
+			f->cu[f->ncu++] = (struct cu_range){ lo + bias, hi + bias, 0,
+							     dwarf_dieoffset(cu) };
+		}
+	}
+	if (f->ncu)
+		qsort(f->cu, f->ncu, sizeof(*f->cu), cu_cmp);
+	for (size_t i = 0; i < f->ncu; i++)
+		f->cu[i].maxhi = i && f->cu[i - 1].maxhi > f->cu[i].hi ?
+					 f->cu[i - 1].maxhi : f->cu[i].hi;
+	f->cus = true;
+	return 0;
+}
+
+/* The line at module address v found through file_cus; NULL if none. */
+static Dwarf_Line *cu_getsrc(struct sym_file *f, uint64_t v, Dwarf_Die *cudie)
+{
+	size_t lo = 0, hi = f->ncu;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->cu[mid].lo <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && f->cu[i].maxhi > v;) {
+		Dwarf_Line *l;
+
+		if (v >= f->cu[i].hi || !dwarf_offdie(f->dw, f->cu[i].off, cudie))
+			continue;
+		l = dwarf_getsrc_die(cudie, v - f->dwbias);
+		if (l)
+			return l;
+	}
+	return NULL;
+}
+
+/* Source file and line of module address v into m. */
+static int code_line(struct symbolizer *s, struct sym_file *f, uint64_t v,
+		     struct memo_ent *m)
+{
+	const char *src = NULL, *dir = NULL;
+	int line = 0, err;
+	Dwfl_Line *l = dwfl_module_getsrc(f->mod, v);
+
+	if (l) {
+		src = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+		dir = dwfl_line_comp_dir(l);
+	} else {
+		Dwarf_Attribute attr;
+		Dwarf_Die cudie;
+		Dwarf_Line *dl;
+
+		err = file_cus(f);
+		if (err)
+			return err;
+		dl = cu_getsrc(f, v, &cudie);
+		if (dl && dwarf_lineno(dl, &line) == 0) {
+			src = dwarf_linesrc(dl, NULL, NULL);
+			dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
+		}
+	}
+	if (!src)
+		return 0;
+	m->src = src_intern(s, dir, src);
+	if (!m->src)
+		return -ENOMEM;
+	m->line = line > 0 ? (uint32_t)line : 0;
+	return 0;
+}
+
+static int code_resolve(struct symbolizer *s, struct sym_file *f, uint64_t v,
+			struct memo_ent *m)
+{
+	const struct sym_ent *e;
+	int err = file_tables(s, f);
+
+	if (err)
+		return err;
+	memset(m, 0, sizeof(*m));
+	m->f = f;
+	m->v = v;
+	e = table_find(&f->code, v);
+	if (e) {
+		m->name = e->name;
+		m->start = e->start;
+		m->size = e->size;
+	}
+	/* The module sits at its link-time addresses, so v is a module address. */
+	return code_line(s, f, v, m);
+}
+
+static int memo_get(struct symbolizer *s, struct sym_file *f, uint64_t v,
+		    struct memo_ent *out)
+{
+	struct memo_ent m;
+	size_t j;
+	int err;
+
+	if (s->memo_cap) {
+		for (j = memo_slot(s, f, v); s->memo[j].f;
+		     j = (j + 1) & (s->memo_cap - 1)) {
+			if (s->memo[j].f == f && s->memo[j].v == v) {
+				*out = s->memo[j];
+				return 0;
+			}
+		}
+	}
+	err = code_resolve(s, f, v, &m);
+	if (err)
+		return err;
+	if ((s->memo_n + 1) * 2 > s->memo_cap && (err = memo_grow(s)) < 0)
+		return err;
+	for (j = memo_slot(s, f, v); s->memo[j].f; j = (j + 1) & (s->memo_cap - 1))
+		;
+	s->memo[j] = m;
+	s->memo_n++;
+	*out = m;
+	return 0;
+}
+
+/* ---- API ---- */
+
+int sym_create(struct symbolizer **out)
+{
+	struct symbolizer *s;
+	long pg = sysconf(_SC_PAGESIZE);
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->files_tail = &s->files;
+	s->pagesz = pg > 0 ? (uint64_t)pg : 4096;
+	*out = s;
+	return 0;
+}
+
+void sym_destroy(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	while (s->files) {
+		struct sym_file *f = s->files;
+
+		s->files = f->next;
+		file_close(f);
+		free(f);
+	}
+	for (size_t i = 0; i < s->proc_cap; i++) {
+		if (s->proc[i]) {
+			free(s->proc[i]->v);
+			free(s->proc[i]);
+		}
+	}
+	free(s->proc);
+	free(s->memo);
+	str_free(&s->str);
+	free(s);
+}
+
+int sym_add_module(struct symbolizer *s, uint32_t pid, uint64_t start,
+		   uint64_t end, uint64_t pgoff, const char *path,
+		   const uint8_t *build_id, size_t build_id_len)
+{
+	struct sym_inst in = { .lo = start, .hi = end };
+	struct sym_proc *p;
+	int err;
+
+	if (!s || !path || start >= end || build_id_len > BUILD_ID_MAX ||
+	    (build_id_len && !build_id))
+		return -EINVAL;
+	in.f = file_get(s, path, build_id, build_id_len, &err);
+	if (!in.f)
+		return err;
+	p = proc_get(s, pid, true, &err);
+	if (!p)
+		return err;
+	/* Gaps and repeats of a load already known (its extent covers them). */
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].f == in.f && p->v[i].lo <= start && end <= p->v[i].hi)
+			return 0;
+	if (in.f->state == FS_OK &&
+	    file_bias(in.f, start, pgoff, s->pagesz, &in.bias) == 0) {
+		uint64_t lo = in.bias + in.f->ext_lo, hi = in.bias + in.f->ext_hi;
+
+		if (lo < in.lo)
+			in.lo = lo;
+		if (hi > in.hi)
+			in.hi = hi;
+	} else {
+		in.nobias = true;
+	}
+	proc_evict(p, start, end, &in);
+	for (size_t i = 0; i < p->n; i++) {
+		struct sym_inst *v = &p->v[i];
+
+		/* Extend the same load; unresolved ones only when they touch. */
+		if (inst_same(v, &in) &&
+		    (!in.nobias || (v->lo <= in.hi && in.lo <= v->hi))) {
+			if (in.lo < v->lo)
+				v->lo = in.lo;
+			if (in.hi > v->hi)
+				v->hi = in.hi;
+			p->dirty = true;
+			return 0;
+		}
+	}
+	return proc_push(p, &in);
+}
+
+int sym_fork(struct symbolizer *s, uint32_t parent, uint32_t child)
+{
+	struct sym_proc *pp, *cp, tmp = { 0 };
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	pp = proc_get(s, parent, false, &err);
+	if (!pp || parent == child)
+		return 0;
+	cp = proc_get(s, child, true, &err);
+	if (!cp)
+		return err;
+	tmp.pid = child;
+	for (size_t i = 0; i < pp->n; i++) {
+		err = proc_push(&tmp, &pp->v[i]);
+		if (err)
+			goto out;
+	}
+	/* Whatever the child already reported is newer than the fork. */
+	for (size_t i = 0; i < cp->n; i++) {
+		proc_evict(&tmp, cp->v[i].lo, cp->v[i].hi, &cp->v[i]);
+		err = proc_push(&tmp, &cp->v[i]);
+		if (err)
+			goto out;
+	}
+	free(cp->v);
+	*cp = tmp;
+	tmp.v = NULL;
+out:
+	free(tmp.v);
+	return err;
+}
+
+int sym_forget(struct symbolizer *s, uint32_t pid)
+{
+	struct sym_proc *p;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	p = proc_get(s, pid, false, &err);
+	if (p) {
+		p->n = 0;
+		p->dirty = true;
+	}
+	return 0;
+}
+
+/* The load holding addr, with out->module set; NULL if none resolves. */
+static const struct sym_inst *sym_lookup(struct symbolizer *s, uint32_t pid,
+					 uint64_t addr, struct sym_info *out)
+{
+	const struct sym_inst *in;
+	struct sym_proc *p;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	p = proc_get(s, pid, false, &err);
+	in = p ? proc_find(p, addr) : NULL;
+	if (!in)
+		return NULL;
+	out->module = in->f->path;
+	if (in->f->state != FS_OK || in->nobias)
+		return NULL;
+	return in;
+}
+
+int sym_code(struct symbolizer *s, uint32_t pid, uint64_t addr,
+	     struct sym_info *out)
+{
+	const struct sym_inst *in;
+	struct memo_ent m;
+	int err;
+
+	if (!s || !out)
+		return -EINVAL;
+	in = sym_lookup(s, pid, addr, out);
+	if (!in)
+		return -ENOENT;
+	err = memo_get(s, in->f, addr - in->bias, &m);
+	if (err)
+		return err;
+	out->file = m.src;
+	out->line = m.line;
+	if (!m.name)
+		return -ENOENT;
+	out->name = m.name;
+	out->start = m.start + in->bias;
+	out->size = m.size;
+	return 0;
+}
+
+int sym_data(struct symbolizer *s, uint32_t pid, uint64_t addr,
+	     struct sym_info *out)
+{
+	const struct sym_inst *in;
+	const struct sym_ent *e;
+	int err;
+
+	if (!s || !out)
+		return -EINVAL;
+	in = sym_lookup(s, pid, addr, out);
+	if (!in)
+		return -ENOENT;
+	err = file_tables(s, in->f);
+	if (err)
+		return err;
+	e = table_find(&in->f->data, addr - in->bias);
+	if (!e)
+		return -ENOENT;
+	out->name = e->name;
+	out->start = e->start + in->bias;
+	out->size = e->size;
+	return 0;
+}
+
+unsigned sym_stale(const struct symbolizer *s, const char **first)
+{
+	unsigned n = 0;
+
+	if (first)
+		*first = NULL;
+	if (!s)
+		return 0;
+	for (const struct sym_file *f = s->files; f; f = f->next) {
+		if (f->state != FS_STALE && f->state != FS_MISSING)
+			continue;
+		if (!n && first)
+			*first = f->path;
+		n++;
+	}
+	return n;
+}

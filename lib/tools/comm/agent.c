@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `cdt comm` in the target: ComDetective's Algorithm 1 on every memory
+ * sample (agent_bb.c decides), debug registers armed on lines other threads
+ * published, and one REC_COMM record per detected communication.  Samples
+ * themselves are not recorded: only what the algorithm finds leaves the
+ * process, so the arena carries little.
+ */
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "lib/agent/agent.h"
+#include "lib/tools/comm/agent_bb.h"
+#include "lib/tools/comm/comm.h"
+
+static struct bb *comm_bb;
+static unsigned comm_nwp; /* debug registers used per thread */
+
+static int comm_init(const void *params)
+{
+	const struct comm_params *cp = params;
+	uint32_t n = cp->bb_slots;
+	void *p;
+
+	if (n < 1 || n > BB_MAX_SLOTS)
+		n = BB_DEFAULT_SLOTS;
+	comm_nwp = cp->wp;
+	if (comm_nwp > WPT_SLOTS)
+		comm_nwp = WPT_SLOTS;
+	/* In a fork child the parent's board describes the parent's threads:
+	 * start afresh (the parent's mapping stays the parent's). */
+	p = mmap(NULL, bb_bytes((uint32_t)n), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	if (comm_bb)
+		munmap(comm_bb, bb_bytes(comm_bb->nslots));
+	bb_init(p, n);
+	comm_bb = p;
+	return 0;
+}
+
+static void comm_thread_start(struct agent_thread *t)
+{
+	struct comm_tstate *ts = t->state;
+
+	ts->rng = ((uint64_t)t->tid << 32) ^ agent_now();
+}
+
+static void comm_emit(struct agent_thread *t, const struct comm_access *a,
+		      const struct bb_pub *pub, enum comm_outcome out, uint32_t flags,
+		      uint32_t scale)
+{
+	struct rec_comm r = {
+		.pid = (uint32_t)agent_g.pid, .tid = a->tid, .pub_tid = pub->tid,
+		.flags = flags | (out == COMM_TS ? COMM_F_TRUE : 0),
+		.cpu = a->cpu, .pub_cpu = pub->cpu, .time = a->time, .pub_time = pub->time,
+		.addr = a->addr, .pub_addr = pub->addr, .ip = a->ip, .pub_ip = pub->ip,
+		.size = a->size, .pub_size = pub->size, .kind = a->kind, .pub_kind = pub->kind,
+		.scale = scale,
+	};
+
+	if (arena_write(&agent_g.arena, &r, sizeof(r), REC_COMM))
+		t->st.dropped++;
+}
+
+static void comm_disarm(struct agent_thread *t)
+{
+	struct comm_tstate *ts = t->state;
+
+	for (unsigned i = 0; i < comm_nwp; i++)
+		(void)wpt_disarm(&t->wp, (int)i); /* EBUSY: a sibling never arms ours */
+	ts->wp_time = 0;
+}
+
+/* TryArmWatchpoint: D random 8-byte chunks of a fresh line of another thread. */
+static void comm_arm(struct agent_thread *t, uint64_t now)
+{
+	struct comm_tstate *ts = t->state;
+	unsigned chunk[WPT_SLOTS];
+	struct bb_pub pub;
+	int err = 0;
+
+	if (comm_arm_pick(comm_bb, ts, (uint32_t)t->tid, &pub) != COMM_WP_ARM)
+		return;
+	/* Still the same line: keep the registers, spare the ioctls. */
+	if (!(ts->wp_time && pub.line == ts->wp_pub.line && t->wp.slot[0].armed)) {
+		comm_chunks(&ts->rng, comm_nwp, chunk);
+		for (unsigned i = 0; i < comm_nwp && !err; i++)
+			err = wpt_arm(&t->wp, (int)i, pub.line + 8u * chunk[i], 8, WPT_RW, pub.tid);
+		if (err) {
+			comm_disarm(t);
+			return;
+		}
+	}
+	comm_armed(ts, &pub, now);
+}
+
+static void comm_sample(struct agent_thread *t, struct rec_sample *s)
+{
+	struct comm_tstate *ts = t->state;
+	struct comm_access a = { .addr = s->addr, .time = s->time, .ip = s->ip, .tid = s->tid,
+				 .cpu = s->cpu, .size = s->size, .kind = s->kind };
+	enum comm_outcome out;
+	struct bb_pub peer;
+	unsigned todo;
+
+	if (!comm_bb || !(s->flags & SAMPLE_F_ADDR) || (s->flags & SAMPLE_F_STACK))
+		return;
+	out = comm_on_sample(comm_bb, ts, &a, &peer, &todo);
+	if (out != COMM_QUIET)
+		comm_emit(t, &a, &peer, out, 0, 1);
+	if ((todo & COMM_DO_ARM) && comm_nwp)
+		comm_arm(t, s->time);
+	/* Enabled breakpoints are reloaded at every context switch (a
+	 * hypervisor exit each in a VM): old ones go now, not at a trap. */
+	if (ts->wp_time && ts->wp_time != s->time)
+		comm_disarm(t);
+}
+
+static void comm_trap(struct agent_thread *t, struct rec_trap *tr)
+{
+	struct comm_tstate *ts = t->state;
+	struct comm_access a = { .time = tr->time, .ip = tr->insn_ip ? tr->insn_ip : tr->ip,
+				 .tid = tr->tid, .cpu = tr->cpu, .kind = tr->kind };
+	uint32_t flags = COMM_F_TRAP;
+
+	if (!comm_bb)
+		return;
+	if (!comm_trapped(ts)) {
+		comm_disarm(t);
+		return;
+	}
+	if (tr->flags & TRAP_F_ADDR) {
+		a.addr = tr->acc_addr;
+		a.size = tr->size;
+		flags |= COMM_F_EXACT;
+	} else {
+		a.addr = tr->wp_addr & ~(uint64_t)7;
+		a.size = 8;
+	}
+	comm_emit(t, &a, &ts->wp_pub, comm_classify(a.addr, a.size, &ts->wp_pub), flags,
+		  ts->wp_every);
+	comm_disarm(t);
+}
+
+const struct agent_tool comm_agent = {
+	.state_size = sizeof(struct comm_tstate),
+	.init = comm_init,
+	.thread_start = comm_thread_start,
+	.sample = comm_sample,
+	.trap = comm_trap,
+};

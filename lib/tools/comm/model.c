@@ -1,0 +1,817 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Aggregating a comm profile (see comm.h).
+ *
+ * Scaling, as ComDetective section 3.3: a detection on a sample stands
+ * for `period` transfers, a trap for period * L / (D * M), L = 64-byte
+ * lines and M = 8-byte watchpoints, times the arming interval in force
+ * (rec_comm.scale, see agent_bb.c).  That makes counts of transfers only
+ * when the period counts memory accesses (pmu).  The soft source samples
+ * CPU time, so there a detection on a sample weighs 1 and a trap
+ * L / (D * M): counts are weighted detections, comparable within a
+ * profile (pairs, lines, objects, the TS/FS split) but not transfers, and
+ * no byte estimate is made from them.
+ *
+ * Matrices are made symmetric at the end, as the paper does: both threads
+ * of a transfer take part in it.  Cell (i, j) is the sum of what i
+ * detected from j and j from i; the total counts each detection once.
+ *
+ * Records go through an accumulator (struct comm_acc) one at a time,
+ * either from the profile's kept records (comm_build) or as the file is
+ * read (comm_fold), so cdt report never holds the raw records: memory is
+ * that of the pairs, lines and code locations.  Thread and CPU pairs are
+ * summed sparsely and become matrices at the end, when the threads and
+ * the topology are final (merged profiles add both file by file).
+ */
+#include "lib/tools/comm/model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/core/array.h"
+#include "lib/core/names.h"
+#include "lib/core/objmap.h"
+#include "lib/tools/comm/comm.h"
+#include "lib/tools/comm/parts.h"
+
+const char *comm_kind_name(int kind)
+{
+	static const char *const names[CM_NKIND] = { "all", "ts", "fs" };
+
+	return kind >= 0 && kind < CM_NKIND ? names[kind] : "?";
+}
+
+const char *comm_level_name(int level)
+{
+	static const char *const names[CL_NLEVEL] = { "thread", "core", "node" };
+
+	return level >= 0 && level < CL_NLEVEL ? names[level] : "?";
+}
+
+/* An open-addressing table from a pair of 64-bit keys to an index. */
+struct idx_map {
+	uint64_t (*key)[2];
+	size_t *val;
+	size_t cap, n;
+};
+
+static uint64_t idx_hash(uint64_t k0, uint64_t k1)
+{
+	uint64_t k = k0 ^ (k1 * 0x9e3779b97f4a7c15ull);
+
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return k;
+}
+
+/* The slot for (k0, k1); *found says whether it holds it. */
+static int idx_get(struct idx_map *h, uint64_t k0, uint64_t k1, size_t **val, int *found)
+{
+	size_t i;
+
+	if ((h->n + 1) * 2 > h->cap) {
+		size_t ncap = h->cap ? h->cap * 2 : 1024;
+		uint64_t (*nk)[2] = calloc(ncap, sizeof(*nk));
+		size_t *nv = calloc(ncap, sizeof(*nv));
+
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < h->cap; k++) {
+			if (!h->val[k])
+				continue;
+			for (i = idx_hash(h->key[k][0], h->key[k][1]) & (ncap - 1); nv[i];
+			     i = (i + 1) & (ncap - 1))
+				;
+			nk[i][0] = h->key[k][0];
+			nk[i][1] = h->key[k][1];
+			nv[i] = h->val[k];
+		}
+		free(h->key);
+		free(h->val);
+		h->key = nk;
+		h->val = nv;
+		h->cap = ncap;
+	}
+	/* val 0 marks a free slot: callers store index + 1. */
+	for (i = idx_hash(k0, k1) & (h->cap - 1); h->val[i]; i = (i + 1) & (h->cap - 1))
+		if (h->key[i][0] == k0 && h->key[i][1] == k1)
+			break;
+	*found = h->val[i] != 0;
+	if (!*found) {
+		h->key[i][0] = k0;
+		h->key[i][1] = k1;
+		h->n++;
+	}
+	*val = &h->val[i];
+	return 0;
+}
+
+static void idx_free(struct idx_map *h)
+{
+	free(h->key);
+	free(h->val);
+}
+
+/* Dense indices for the cores and nodes of the profile's topology. */
+static int comm_levels(const struct profile *p, struct comm_model *m, int *core_ix,
+		       int *node_ix, int ncpu_ids)
+{
+	const struct topo *t = &p->topo;
+
+	for (int i = 0; i < ncpu_ids; i++)
+		core_ix[i] = node_ix[i] = -1;
+	m->ids[CL_CORE] = calloc((size_t)t->ncpus + 1, sizeof(int));
+	m->ids[CL_NODE] = calloc((size_t)t->ncpus + 1, sizeof(int));
+	if (!m->ids[CL_CORE] || !m->ids[CL_NODE])
+		return -ENOMEM;
+	for (int i = 0; i < t->ncpus; i++) {
+		const struct topo_cpu *c = &t->cpus[i];
+		size_t k;
+
+		if (c->cpu < 0 || c->cpu >= ncpu_ids)
+			continue;
+		for (k = 0; k < m->n[CL_CORE] && m->ids[CL_CORE][k] != c->core; k++)
+			;
+		if (k == m->n[CL_CORE])
+			m->ids[CL_CORE][m->n[CL_CORE]++] = c->core;
+		core_ix[c->cpu] = (int)k;
+		for (k = 0; k < m->n[CL_NODE] && m->ids[CL_NODE][k] != c->node; k++)
+			;
+		if (k == m->n[CL_NODE])
+			m->ids[CL_NODE][m->n[CL_NODE]++] = c->node;
+		node_ix[c->cpu] = (int)k;
+	}
+	return 0;
+}
+
+static void line_thread(struct comm_line *l, uint32_t thread, uint64_t addr, unsigned size,
+			int store, double w)
+{
+	unsigned off = (unsigned)(addr - l->line), end = off + (size ? size : 1);
+	uint64_t mask = 0;
+
+	if (off >= 64)
+		return;
+	if (end > 64)
+		end = 64;
+	mask = (end - off >= 64 ? ~0ull : ((1ull << (end - off)) - 1)) << off;
+	for (unsigned i = 0; i < l->nthr; i++) {
+		if (l->thr[i].thread == thread) {
+			l->thr[i].bytes |= mask;
+			l->thr[i].wbytes |= store ? mask : 0;
+			l->thr[i].w += w;
+			return;
+		}
+	}
+	if (l->nthr == COMM_LINE_THREADS) {
+		l->more_threads++;
+		return;
+	}
+	l->thr[l->nthr++] = (struct comm_line_thread){ thread, mask, store ? mask : 0, w };
+}
+
+static void line_ip(struct comm_line *l, uint64_t ip, double w)
+{
+	unsigned i, low = 0;
+
+	for (i = 0; i < l->nip; i++) {
+		if (l->ip[i] == ip) {
+			l->ipw[i] += w;
+			return;
+		}
+		if (l->ipw[i] < l->ipw[low])
+			low = i;
+	}
+	if (l->nip < COMM_LINE_IPS) {
+		l->ip[l->nip] = ip;
+		l->ipw[l->nip++] = w;
+	} else if (w > l->ipw[low]) {
+		l->ip[low] = ip;
+		l->ipw[low] = w;
+	}
+}
+
+static int by_weight(const double *a, const double *b)
+{
+	return a[CM_ALL] < b[CM_ALL] ? 1 : a[CM_ALL] > b[CM_ALL] ? -1 : 0;
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	const struct comm_line *x = a, *y = b;
+	int c = by_weight(x->w, y->w);
+
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+static int obj_cmp(const void *a, const void *b)
+{
+	const struct comm_object *x = a, *y = b;
+	int c = by_weight(x->w, y->w);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static int code_cmp(const void *a, const void *b)
+{
+	const struct comm_code *x = a, *y = b;
+	int c = by_weight(x->w, y->w);
+
+	return c ? c : strcmp(x->loc, y->loc);
+}
+
+/* Index of a named row in a table keyed by two string hashes (128 bits
+ * make a collision between names as good as impossible). */
+static void name_key(const char *name, uint64_t *k, uint64_t *k2)
+{
+	*k = 1469598103934665603ull;
+	*k2 = 5381;
+	for (const char *s = name; *s; s++) {
+		*k = (*k ^ (unsigned char)*s) * 1099511628211ull;
+		*k2 = *k2 * 33 + (unsigned char)*s;
+	}
+}
+
+static int name_row(struct idx_map *h, const char *name, void *arrp, size_t *n, size_t *cap,
+		    size_t elem, size_t *row)
+{
+	uint64_t k, k2;
+	size_t *v;
+	int found, err;
+
+	name_key(name, &k, &k2);
+	err = idx_get(h, k, k2, &v, &found);
+	if (err)
+		return err;
+	if (!found) {
+		char *dup = strdup(name);
+
+		if (!dup || array_grow(arrp, cap, *n, elem)) {
+			free(dup);
+			return -ENOMEM;
+		}
+		memset((char *)*(void **)arrp + *n * elem, 0, elem);
+		/* name is the first member of both row types */
+		*(char **)((char *)*(void **)arrp + *n * elem) = dup;
+		*v = ++*n;
+	}
+	*row = *v - 1;
+	return 0;
+}
+
+static int thr_cmp(const void *a, const void *b)
+{
+	const struct comm_line_thread *x = a, *y = b;
+
+	return (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+/* The data object of an address: heap block (by call path), mapping,
+ * stack or variable (objmap.h), else what the symbols say. */
+static void comm_obj_name(const struct objmap *om, const struct profile *p, uint32_t pid,
+			  uint64_t time, uint64_t addr, char *buf, size_t len, uint64_t *off)
+{
+	struct objmap_obj ob;
+
+	if (om && !objmap_find(om, pid, addr, time, &ob) && ob.group != OBJMAP_NO_GROUP) {
+		snprintf(buf, len, "%s", objmap_group(om, ob.group)->name);
+		*off = ob.offset;
+		return;
+	}
+	names_data(p, pid, time, addr, 0, buf, len, off);
+}
+
+static int comm_lines_finish(const struct profile *p, struct comm_model *m)
+{
+	struct objmap *om = NULL;
+	struct idx_map names = { 0 };
+	size_t cap = 0;
+	int err = objmap_build(&om, p);
+
+	for (size_t i = 0; i < m->nlines && !err; i++) {
+		struct comm_line *l = &m->lines[i];
+		uint64_t bytes = 0, first, off;
+		char obj[512];
+		size_t row;
+
+		qsort(l->thr, l->nthr, sizeof(l->thr[0]), thr_cmp);
+		for (unsigned k = 0; k < l->nthr; k++)
+			bytes |= l->thr[k].bytes;
+		/* The object is the one of the first byte communication touched. */
+		first = l->line + (bytes ? (unsigned)__builtin_ctzll(bytes) : 0);
+		comm_obj_name(om, p, l->pid, l->time, first, obj, sizeof(obj), &off);
+		l->object = strdup(obj);
+		l->offset = off;
+		if (!l->object) {
+			err = -ENOMEM;
+			break;
+		}
+		err = name_row(&names, obj, &m->objs, &m->nobjs, &cap, sizeof(*m->objs), &row);
+		if (err)
+			break;
+		for (int k = 0; k < CM_NKIND; k++)
+			m->objs[row].w[k] += l->w[k];
+		m->objs[row].lines++;
+	}
+	idx_free(&names);
+	objmap_free(om);
+	if (err)
+		return err;
+	if (m->nobjs)
+		qsort(m->objs, m->nobjs, sizeof(*m->objs), obj_cmp);
+	/* Lines point at their object by name after the sort. */
+	memset(&names, 0, sizeof(names));
+	for (size_t k = 0; k < m->nobjs && !err; k++) {
+		uint64_t k0, k1;
+		size_t *v;
+		int found;
+
+		name_key(m->objs[k].name, &k0, &k1);
+		err = idx_get(&names, k0, k1, &v, &found);
+		if (!err)
+			*v = k + 1;
+	}
+	for (size_t i = 0; i < m->nlines && !err; i++) {
+		uint64_t k0, k1;
+		size_t *v;
+		int found;
+
+		name_key(m->lines[i].object, &k0, &k1);
+		err = idx_get(&names, k0, k1, &v, &found);
+		if (!err && found)
+			m->lines[i].obj = (int)(*v - 1);
+	}
+	idx_free(&names);
+	return err;
+}
+
+/* A thread or CPU pair as observed (a from b), summed before the matrix. */
+struct comm_pair {
+	uint32_t a, b;
+	double w[CM_NKIND];
+};
+
+/* Running sums of comm records (see the top of this file). */
+struct comm_acc {
+	int ready;                    /* weights read from the meta */
+	struct idx_map pair_ix, cpu_ix, line_ix, code_ix, ip_ix;
+	struct comm_pair *pairs, *cpus;
+	size_t npairs, pairs_cap, ncpus, cpus_cap, lines_cap, codes_cap;
+	struct comm_model m;          /* counters, totals, lines and codes so far */
+};
+
+static void comm_acc_free(struct comm_acc *a)
+{
+	idx_free(&a->pair_ix);
+	idx_free(&a->cpu_ix);
+	idx_free(&a->line_ix);
+	idx_free(&a->code_ix);
+	idx_free(&a->ip_ix);
+	free(a->pairs);
+	free(a->cpus);
+	comm_free(&a->m);
+	memset(a, 0, sizeof(*a));
+}
+
+static double meta_num(const struct profile *p, const char *key, double dflt)
+{
+	const char *v = profile_meta(p, key);
+	char *end;
+	double d;
+
+	if (!v)
+		return dflt;
+	d = strtod(v, &end);
+	return end != v && d > 0 ? d : dflt;
+}
+
+/* The scale of a detection, from the run's settings (meta precedes records). */
+static void comm_acc_ready(struct comm_acc *a, const struct profile *p)
+{
+	struct comm_model *m = &a->m;
+	const char *src = profile_meta(p, "source");
+
+	m->soft = !src || strcmp(src, "pmu") != 0;
+	m->wp = (unsigned)meta_num(p, "wp", 0);
+	m->period = m->soft ? 1 : meta_num(p, "period", 1);
+	m->trap_scale = m->period * (m->wp ? 64.0 / (8.0 * m->wp) : 0);
+	m->unit = m->soft ? "weighted detections" : "transfers (estimated)";
+	a->ready = 1;
+}
+
+static int pair_add(struct idx_map *ix, struct comm_pair **arr, size_t *n, size_t *cap,
+		    uint32_t x, uint32_t y, int kind, double w)
+{
+	size_t *v;
+	int found, err = idx_get(ix, x, y, &v, &found);
+
+	if (err)
+		return err;
+	if (!found) {
+		if (array_grow(arr, cap, *n, sizeof(**arr)))
+			return -ENOMEM;
+		(*arr)[*n] = (struct comm_pair){ x, y, { 0 } };
+		*v = ++*n;
+	}
+	(*arr)[*v - 1].w[CM_ALL] += w;
+	(*arr)[*v - 1].w[kind] += w;
+	return 0;
+}
+
+/* The code row of ip in an image, symbolized once per address. */
+static int code_row(struct comm_acc *a, const struct profile *p, uint32_t pid, uint64_t time,
+		    uint32_t image, uint64_t ip, size_t *row)
+{
+	struct comm_model *m = &a->m;
+	char loc[512];
+	size_t *v;
+	int found, err = idx_get(&a->ip_ix, ip, image, &v, &found);
+
+	if (err)
+		return err;
+	if (found) {
+		*row = *v - 1;
+		return 0;
+	}
+	names_code(p, pid, time, ip, loc, sizeof(loc));
+	err = name_row(&a->code_ix, loc, &m->codes, &m->ncodes, &a->codes_cap, sizeof(*m->codes),
+		       row);
+	if (!err)
+		*v = *row + 1;
+	else
+		*v = 0; /* not cached: the slot stays free */
+	return err;
+}
+
+static int comm_acc_add(struct comm_acc *acc, const struct profile *p, const struct rec_comm *c)
+{
+	struct comm_model *m = &acc->m;
+	const struct rec_task *a = profile_task_by_tid(p, c->pid, c->tid, c->time);
+	const struct rec_task *b = profile_task_by_tid(p, c->pid, c->pub_tid, c->pub_time);
+	int kind = c->flags & COMM_F_TRUE ? CM_TS : CM_FS;
+	double w;
+	uint32_t image = profile_image(p, c->pid, c->time);
+	struct comm_line *l;
+	size_t *v, row;
+	int found, err;
+
+	if (!acc->ready)
+		comm_acc_ready(acc, p);
+	w = c->flags & COMM_F_TRAP ? m->trap_scale * (c->scale ? c->scale : 1) : m->period;
+	m->events++;
+	m->by_trap += !!(c->flags & COMM_F_TRAP);
+	m->by_sample += !(c->flags & COMM_F_TRAP);
+	m->exact_traps += (c->flags & (COMM_F_TRAP | COMM_F_EXACT)) == (COMM_F_TRAP | COMM_F_EXACT);
+	m->total[CM_ALL] += w;
+	m->total[kind] += w;
+	err = a && b ? pair_add(&acc->pair_ix, &acc->pairs, &acc->npairs, &acc->pairs_cap,
+				a->index, b->index, kind, w) : 0;
+	if (!err)
+		err = pair_add(&acc->cpu_ix, &acc->cpus, &acc->ncpus, &acc->cpus_cap, c->cpu,
+			       c->pub_cpu, kind, w);
+	if (!err)
+		err = idx_get(&acc->line_ix, c->addr & ~63ull, image, &v, &found);
+	if (err)
+		return err;
+	if (!found) {
+		if (array_grow(&m->lines, &acc->lines_cap, m->nlines, sizeof(*m->lines))) {
+			*v = 0;
+			return -ENOMEM;
+		}
+		l = &m->lines[m->nlines];
+		memset(l, 0, sizeof(*l));
+		l->pid = c->pid;
+		l->time = c->time;
+		l->line = c->addr & ~63ull;
+		l->obj = -1;
+		*v = ++m->nlines;
+	}
+	l = &m->lines[*v - 1];
+	l->w[CM_ALL] += w;
+	l->w[kind] += w;
+	l->events++;
+	if (a)
+		line_thread(l, a->index, c->addr, c->size, c->kind != MEM_LOAD, w);
+	if (b && (c->pub_addr & ~63ull) == l->line)
+		line_thread(l, b->index, c->pub_addr, c->pub_size, 1, w);
+	line_ip(l, c->ip, w);
+	line_ip(l, c->pub_ip, w);
+
+	for (int side = 0; side < 2; side++) {
+		err = code_row(acc, p, c->pid, c->time, image, side ? c->pub_ip : c->ip, &row);
+		if (err)
+			return err;
+		/* Both ends of a transfer take part in it, as in the matrix. */
+		m->codes[row].w[CM_ALL] += w;
+		m->codes[row].w[kind] += w;
+		m->codes[row].events++;
+	}
+	return 0;
+}
+
+static void comm_symmetric(struct comm_model *m)
+{
+	for (int lv = 0; lv < CL_NLEVEL; lv++) {
+		size_t n = m->n[lv];
+
+		for (int k = 0; k < CM_NKIND; k++)
+			for (size_t i = 0; i < n; i++)
+				for (size_t j = i + 1; j < n; j++) {
+					double *x = &m->m[lv][k][i * n + j], *y = &m->m[lv][k][j * n + i];
+
+					*x = *y = *x + *y;
+				}
+	}
+}
+
+static void comm_cell_add(struct comm_model *m, int lv, size_t i, size_t j, const double *w)
+{
+	size_t n = m->n[lv];
+
+	for (int k = 0; k < CM_NKIND; k++)
+		m->m[lv][k][i * n + j] += w[k];
+}
+
+/* The pairs into matrices, now that threads and topology are final. */
+static int comm_matrices(const struct profile *p, const struct comm_acc *acc,
+			 struct comm_model *m)
+{
+	int ncpu_ids = 0, *core_ix = NULL, *node_ix = NULL, err = 0;
+
+	for (int i = 0; i < p->topo.ncpus; i++)
+		if (p->topo.cpus[i].cpu >= ncpu_ids)
+			ncpu_ids = p->topo.cpus[i].cpu + 1;
+	core_ix = calloc((size_t)ncpu_ids + 1, sizeof(int));
+	node_ix = calloc((size_t)ncpu_ids + 1, sizeof(int));
+	m->n[CL_THREAD] = p->ntasks;
+	m->ids[CL_THREAD] = calloc(p->ntasks + 1, sizeof(int));
+	if (!core_ix || !node_ix || !m->ids[CL_THREAD]) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < p->ntasks; i++)
+		m->ids[CL_THREAD][i] = (int)i;
+	err = comm_levels(p, m, core_ix, node_ix, ncpu_ids);
+	for (int lv = 0; lv < CL_NLEVEL && !err; lv++)
+		for (int k = 0; k < CM_NKIND && !err; k++) {
+			m->m[lv][k] = calloc(m->n[lv] * m->n[lv] + 1, sizeof(double));
+			if (!m->m[lv][k])
+				err = -ENOMEM;
+		}
+	if (err)
+		goto out;
+	for (size_t i = 0; i < acc->npairs; i++) {
+		const struct comm_pair *x = &acc->pairs[i];
+
+		if (x->a < m->n[CL_THREAD] && x->b < m->n[CL_THREAD])
+			comm_cell_add(m, CL_THREAD, x->a, x->b, x->w);
+	}
+	for (size_t i = 0; i < acc->ncpus; i++) {
+		const struct comm_pair *x = &acc->cpus[i];
+
+		if ((int64_t)x->a >= ncpu_ids || (int64_t)x->b >= ncpu_ids)
+			continue;
+		if (core_ix[x->a] >= 0 && core_ix[x->b] >= 0)
+			comm_cell_add(m, CL_CORE, (size_t)core_ix[x->a], (size_t)core_ix[x->b], x->w);
+		if (node_ix[x->a] >= 0 && node_ix[x->b] >= 0)
+			comm_cell_add(m, CL_NODE, (size_t)node_ix[x->a], (size_t)node_ix[x->b], x->w);
+	}
+	comm_symmetric(m);
+out:
+	free(core_ix);
+	free(node_ix);
+	return err;
+}
+
+/* The model from the sums; the accumulator is spent either way. */
+static int comm_acc_finish(struct comm_acc *acc, const struct profile *p, struct comm_model *m)
+{
+	int err;
+
+	if (!acc->ready)
+		comm_acc_ready(acc, p);
+	*m = acc->m;
+	memset(&acc->m, 0, sizeof(acc->m));
+	err = comm_matrices(p, acc, m);
+	/* qsort's array must not be NULL, even empty. */
+	if (!err && m->nlines)
+		qsort(m->lines, m->nlines, sizeof(*m->lines), line_cmp);
+	if (!err && m->ncodes)
+		qsort(m->codes, m->ncodes, sizeof(*m->codes), code_cmp);
+	if (!err)
+		err = comm_lines_finish(p, m);
+	comm_acc_free(acc);
+	if (err)
+		comm_free(m);
+	return err;
+}
+
+static int comm_acc_kept(struct comm_acc *acc, const struct profile *p)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < p->ntool_recs && !err; i++) {
+		const struct rec_hdr *h = p->tool_recs[i];
+
+		if (h->type == REC_COMM && h->size >= sizeof(struct rec_comm))
+			err = comm_acc_add(acc, p, (const struct rec_comm *)h);
+	}
+	return err;
+}
+
+int comm_build(const struct profile *p, struct comm_model *m)
+{
+	struct comm_acc acc = { 0 };
+	int err = comm_acc_kept(&acc, p);
+
+	memset(m, 0, sizeof(*m));
+	if (err) {
+		comm_acc_free(&acc);
+		return err;
+	}
+	return comm_acc_finish(&acc, p, m);
+}
+
+void comm_free(struct comm_model *m)
+{
+	for (int lv = 0; lv < CL_NLEVEL; lv++) {
+		free(m->ids[lv]);
+		for (int k = 0; k < CM_NKIND; k++)
+			free(m->m[lv][k]);
+	}
+	for (size_t i = 0; i < m->nlines; i++)
+		free(m->lines[i].object);
+	free(m->lines);
+	for (size_t i = 0; i < m->nobjs; i++)
+		free(m->objs[i].name);
+	free(m->objs);
+	for (size_t i = 0; i < m->ncodes; i++)
+		free(m->codes[i].loc);
+	free(m->codes);
+	memset(m, 0, sizeof(*m));
+}
+
+
+/* "1:0-7w 2:8-15w": each thread's bytes of the line, w if it stored. */
+void comm_line_threads(const struct profile *p, const struct comm_line *l, char *buf,
+		       size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < l->nthr && o < len; i++) {
+		uint64_t b = l->thr[i].bytes;
+		unsigned lo = b ? (unsigned)__builtin_ctzll(b) : 0;
+		unsigned hi = b ? 63 - (unsigned)__builtin_clzll(b) : 0;
+		char lab[32];
+
+		o += (size_t)snprintf(buf + o, len - o, "%s%s:%u-%u%s", i ? " " : "",
+				      profile_thread_label(p, l->thr[i].thread, lab, sizeof(lab)),
+				      lo, hi, l->thr[i].wbytes ? "w" : "");
+	}
+	if (l->more_threads && o < len)
+		snprintf(buf + o, len - o, " +%u", l->more_threads);
+}
+
+void comm_line_code(const struct profile *p, const struct comm_line *l, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < l->nip && o < len; i++) {
+		char loc[256];
+
+		names_code(p, l->pid, l->time, l->ip[i], loc, sizeof(loc));
+		if (strstr(buf, loc))
+			continue;
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "; " : "", loc);
+	}
+}
+
+/* The profile's comm state: the sums while records come, then the model. */
+struct comm_state {
+	struct comm_acc acc;
+	struct comm_model m;
+	int built, failed;
+};
+
+static void comm_state_free(void *data)
+{
+	struct comm_state *s = data;
+
+	comm_acc_free(&s->acc);
+	comm_free(&s->m);
+	free(s);
+}
+
+static struct comm_state *comm_state(const struct profile *p)
+{
+	struct comm_state *s;
+
+	if (p->cache)
+		return p->cache->data;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	/* Memoized in the profile; no profile object is ever defined const. */
+	((struct profile *)p)->cache = malloc(sizeof(*p->cache));
+	if (!p->cache) {
+		free(s);
+		return NULL;
+	}
+	p->cache->data = s;
+	p->cache->free = comm_state_free;
+	return s;
+}
+
+int comm_fold(struct profile *p, const struct rec_hdr *r)
+{
+	struct comm_state *s;
+
+	if (r->type != REC_COMM)
+		return 1;
+	if (r->size < sizeof(struct rec_comm))
+		return 0; /* as comm_build: too short to mean anything */
+	s = comm_state(p);
+	if (!s)
+		return -ENOMEM;
+	if (s->built || s->failed)
+		return 1;
+	return comm_acc_add(&s->acc, p, (const struct rec_comm *)r);
+}
+
+const struct comm_model *comm_of(const struct profile *p)
+{
+	struct comm_state *s = comm_state(p);
+
+	if (!s || s->failed)
+		return NULL;
+	if (!s->built) {
+		/* Kept records (a live run); folded ones are in the sums already. */
+		int err = comm_acc_kept(&s->acc, p);
+
+		if (!err)
+			err = comm_acc_finish(&s->acc, p, &s->m);
+		else
+			comm_acc_free(&s->acc);
+		if (err) {
+			s->failed = 1;
+			return NULL;
+		}
+		s->built = 1;
+	}
+	return &s->m;
+}
+
+static int comm_check(const struct rec_hdr *h, char *why, size_t whylen)
+{
+	const struct rec_comm *c = (const struct rec_comm *)h;
+
+	if (c->kind > MEM_RMW || c->pub_kind > MEM_RMW) {
+		snprintf(why, whylen, "comm access kinds %u, %u are unknown", c->kind, c->pub_kind);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static const struct rec_desc comm_types[] = {
+	{ REC_COMM, REC_T_AGENT, sizeof(struct rec_comm), sizeof(struct rec_comm), "REC_COMM",
+	  comm_check },
+};
+
+static int comm_sym(const struct rec_hdr *h, prof_need_fn need, void *ctx)
+{
+	const struct rec_comm *c = (const struct rec_comm *)h;
+	int err = need(ctx, c->pid, c->time, SYM_CODE, c->ip);
+
+	if (!err)
+		err = need(ctx, c->pid, c->time, SYM_CODE, c->pub_ip);
+	if (!err)
+		err = need(ctx, c->pid, c->time, SYM_DATA, c->addr);
+	if (!err)
+		err = need(ctx, c->pid, c->time, SYM_DATA, c->pub_addr);
+	return err;
+}
+
+static int comm_merge(struct rec_hdr *h, prof_pid_fn pid, void *ctx)
+{
+	return h->type == REC_COMM ? pid(ctx, &((struct rec_comm *)h)->pid) : 0;
+}
+
+/* The detections of files merged must be weighed alike. */
+static const char *const comm_agree[] = { "wp", NULL };
+
+const struct prof_ops comm_prof = {
+	.types = comm_types,
+	.ntypes = sizeof(comm_types) / sizeof(comm_types[0]),
+	.fold = comm_fold,
+	.sym = comm_sym,
+	.merge = comm_merge,
+	.agree = comm_agree,
+};

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What a `cdt comm` profile says, aggregated: ComDetective's matrices at
+ * thread, core and node level, and the cache lines, data objects and code
+ * locations that communication goes through.  Built once from the
+ * profile's REC_COMM records; views and renderers only read it.
+ */
+#ifndef CDT_TOOLS_COMM_MODEL_H
+#define CDT_TOOLS_COMM_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/core/profile.h"
+
+enum comm_kind { CM_ALL, CM_TS, CM_FS, CM_NKIND };
+enum comm_level { CL_THREAD, CL_CORE, CL_NODE, CL_NLEVEL };
+
+#define COMM_LINE_THREADS 8 /* threads kept per line, by weight */
+#define COMM_LINE_IPS 4     /* code addresses kept per line */
+
+struct comm_line_thread {
+	uint32_t thread;  /* index */
+	uint64_t bytes;   /* bit i: byte i of the line was accessed */
+	uint64_t wbytes;  /* of those, stored to */
+	double w;
+};
+
+struct comm_line {
+	uint32_t pid;     /* of the first event, for symbols */
+	uint64_t time;
+	uint64_t line;    /* address */
+	double w[CM_NKIND];
+	uint64_t events;
+	struct comm_line_thread thr[COMM_LINE_THREADS];
+	unsigned nthr;
+	uint32_t more_threads; /* involved threads beyond thr[] */
+	uint64_t ip[COMM_LINE_IPS];
+	double ipw[COMM_LINE_IPS];
+	unsigned nip;
+	char *object;     /* data object the line belongs to */
+	uint64_t offset;  /* of the line's first accessed byte in the object */
+	int obj;          /* index into objs */
+};
+
+struct comm_object {
+	char *name;
+	double w[CM_NKIND];
+	uint64_t lines;
+};
+
+struct comm_code {
+	char *loc;        /* function (file:line) */
+	double w[CM_NKIND];
+	uint64_t events;
+};
+
+struct comm_model {
+	int soft;            /* counts are weighted detections, not transfers */
+	double period;       /* scale of a detection on a sample */
+	double trap_scale;   /* of a trap: period * L / (D * M) */
+	unsigned wp;         /* D */
+	const char *unit;    /* what a count is */
+	size_t n[CL_NLEVEL];
+	int *ids[CL_NLEVEL]; /* label of each index: thread index, core id, node id */
+	double *m[CL_NLEVEL][CM_NKIND]; /* n*n, symmetric, row-major */
+	double total[CM_NKIND];
+	uint64_t events, by_trap, by_sample, exact_traps;
+	struct comm_line *lines; /* by w[CM_ALL], largest first */
+	size_t nlines;
+	struct comm_object *objs; /* likewise */
+	size_t nobjs;
+	struct comm_code *codes;  /* likewise */
+	size_t ncodes;
+};
+
+int comm_build(const struct profile *p, struct comm_model *m);
+void comm_free(struct comm_model *m);
+/* The model of p, built on first use and kept with the profile. */
+const struct comm_model *comm_of(const struct profile *p);
+/*
+ * prof_ops.fold for comm: sums a REC_COMM record as it is read instead of
+ * keeping it (comm_of then finishes the sums).  0, 1 if r is not a comm
+ * record, or -errno.
+ */
+int comm_fold(struct profile *p, const struct rec_hdr *r);
+
+static inline double comm_cell(const struct comm_model *m, int level, int kind,
+			       size_t i, size_t j)
+{
+	return m->m[level][kind][i * m->n[level] + j];
+}
+
+/* A line's threads with the bytes each touched, "1:0-7w 2:8-15w" (w: it
+ * stored), and its code locations, "f (a.c:3); g (b.c:9)". */
+void comm_line_threads(const struct profile *p, const struct comm_line *l, char *buf,
+		       size_t len);
+void comm_line_code(const struct profile *p, const struct comm_line *l, char *buf, size_t len);
+
+const char *comm_kind_name(int kind);
+const char *comm_level_name(int level);
+
+#endif

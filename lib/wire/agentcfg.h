@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the front end tells the agent, through the arena header.  Plain
+ * data only: the agent links neither libpfm4 nor anything that allocates,
+ * so the front end encodes events into raw perf attributes here.  The
+ * running tool is named, and its parameters are its own struct in
+ * `params` (lib/tools/NAME/NAME.h), opaque to everything else.
+ */
+#ifndef CDT_AGENTCFG_H
+#define CDT_AGENTCFG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AGENT_ENV_FD "CDT_ARENA_FD"  /* arena memfd number, inherited across exec */
+#define AGENT_MAX_EVENTS 4
+#define AGENT_MAX_COUNTERS 8
+#define AGENT_TOOL_NAME 16
+#define AGENT_PARAMS_MAX 256         /* bytes of a tool's parameter struct */
+
+/* A perf event the agent opens in each thread, encoded by the front end. */
+struct agent_event {
+	uint32_t type;
+	uint32_t precise_ip;
+	uint64_t config, config1, config2;
+	uint64_t period; /* sampling events; 0 for counters */
+	uint32_t kind;   /* enum mem_kind this event samples; 0 = decide by decoding */
+	uint32_t pad;
+};
+
+struct agent_cfg {
+	char tool[AGENT_TOOL_NAME]; /* the running tool, NUL-terminated */
+	uint32_t source;    /* enum sample_source */
+	uint32_t nevents;
+	uint32_t flags;     /* AGENT_F_* */
+	uint32_t ncounters;
+	struct agent_event ev[AGENT_MAX_EVENTS];
+	/* Counting-mode events, one group per thread that the tool reads at
+	 * samples and traps (agent_counters_read) and the agent reads every
+	 * counter_interval_ns (0: only when the thread ends). */
+	struct agent_event counter[AGENT_MAX_COUNTERS];
+	uint64_t counter_interval_ns;
+	uint32_t max_steps; /* soft: single-step budget to reach a memory access */
+	uint32_t ring_pages; /* pmu: data pages of each per-thread perf ring */
+	uint64_t params[AGENT_PARAMS_MAX / 8]; /* the tool's parameter struct */
+};
+
+#define AGENT_F_VERBOSE 0x1
+#define AGENT_F_OBJECTS 0x2 /* record heap blocks, mappings and stacks (lib/agent/objects.c) */
+
+/* A tool's parameter struct must fit: `AGENT_PARAMS_CHECK(struct comm_params);` */
+#define AGENT_PARAMS_CHECK(t) \
+	_Static_assert(sizeof(t) <= AGENT_PARAMS_MAX, #t " fits agent_cfg.params")
+
+/* Debug-register watch types (lib/agent/wpt.c). */
+enum wpt_type {
+	WPT_R = 1, /* x86 has no read-only watchpoints: R arms RW */
+	WPT_W = 2,
+	WPT_RW = 3,
+	WPT_X = 4, /* execute breakpoint */
+};
+
+_Static_assert(sizeof(struct agent_event) == 48, "agent_event layout");
+_Static_assert(offsetof(struct agent_cfg, ev) == 32, "agent_cfg.ev");
+_Static_assert(offsetof(struct agent_cfg, counter) == 224, "agent_cfg.counter");
+_Static_assert(offsetof(struct agent_cfg, params) == 624, "agent_cfg.params");
+_Static_assert(sizeof(struct agent_cfg) == 880, "agent_cfg layout");
+
+#endif

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "lib/wire/arena.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static size_t arena_map_size(uint64_t ring_size)
+{
+	return sizeof(struct arena_hdr) + ring_size;
+}
+
+static int arena_map(struct arena *a, int fd, uint64_t ring_size)
+{
+	size_t size = arena_map_size(ring_size);
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	a->hdr = p;
+	a->ring = (unsigned char *)p + sizeof(struct arena_hdr);
+	a->ring_size = ring_size;
+	a->map_size = size;
+	a->fd = fd;
+	return 0;
+}
+
+int arena_create(struct arena *a, size_t ring_size, const struct agent_cfg *cfg)
+{
+	size_t size;
+	int fd, err;
+
+	if (ring_size < 4096 || (ring_size & (ring_size - 1)))
+		return -EINVAL;
+	size = arena_map_size(ring_size);
+	/* Not CLOEXEC: the agent finds it by number after exec. */
+	fd = memfd_create("cdt-arena", 0);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = arena_map(a, fd, ring_size);
+	if (err)
+		goto fail;
+	a->hdr->magic = ARENA_MAGIC;
+	a->hdr->version = ARENA_VERSION;
+	a->hdr->hdr_size = sizeof(struct arena_hdr);
+	a->hdr->ring_size = ring_size;
+	a->hdr->cfg = *cfg;
+	return 0;
+fail:
+	close(fd);
+	return err;
+}
+
+int arena_attach(struct arena *a, int fd)
+{
+	struct arena_hdr h;
+	struct stat st;
+	ssize_t n;
+	int err;
+
+	n = pread(fd, &h, sizeof(h), 0);
+	if (n != (ssize_t)sizeof(h))
+		return n < 0 ? -errno : -EINVAL;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	/* The program may have scribbled the header before it exec'd: a size
+	 * that is not the memfd's would map pages that fault. */
+	if (h.magic != ARENA_MAGIC || h.version != ARENA_VERSION ||
+	    h.hdr_size != sizeof(struct arena_hdr) || h.ring_size < 4096 ||
+	    (h.ring_size & (h.ring_size - 1)) || h.ring_size > (uint64_t)st.st_size ||
+	    (uint64_t)st.st_size != arena_map_size(h.ring_size))
+		return -EPROTO;
+	err = arena_map(a, fd, h.ring_size);
+	if (err)
+		return err;
+	atomic_fetch_add(&a->hdr->agents, 1);
+	return 0;
+}
+
+void arena_destroy(struct arena *a)
+{
+	if (a->hdr)
+		munmap(a->hdr, a->map_size);
+	if (a->fd >= 0)
+		close(a->fd);
+	a->hdr = NULL;
+	a->fd = -1;
+}
+
+static void arena_count_drop(struct arena *a, uint32_t size)
+{
+	atomic_fetch_add_explicit(&a->hdr->dropped_records, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&a->hdr->dropped_bytes, size, memory_order_relaxed);
+}
+
+void *arena_reserve(struct arena *a, uint32_t size, uint16_t type)
+{
+	struct arena_hdr *h = a->hdr;
+	uint64_t mask = a->ring_size - 1;
+	uint64_t head, tail, off, pad, need;
+	struct rec_hdr *r;
+
+	if (size < sizeof(struct rec_hdr) || size % REC_ALIGN || size > a->ring_size / 4) {
+		arena_count_drop(a, size);
+		return NULL;
+	}
+	head = atomic_load_explicit(&h->head, memory_order_relaxed);
+	do {
+		tail = atomic_load_explicit(&h->tail, memory_order_acquire);
+		off = head & mask;
+		/* Records never wrap: pad to the ring's end first. */
+		pad = off + size > a->ring_size ? a->ring_size - off : 0;
+		need = pad + size;
+		/* A tail past head (scribbled) reads as a full ring. */
+		if (head + need - tail > a->ring_size) {
+			arena_count_drop(a, size);
+			return NULL;
+		}
+	} while (!atomic_compare_exchange_weak_explicit(&h->head, &head, head + need,
+							 memory_order_acq_rel,
+							 memory_order_relaxed));
+	if (pad) {
+		r = (struct rec_hdr *)(a->ring + off);
+		r->type = REC_PAD;
+		r->size = (uint32_t)pad;
+		atomic_store_explicit((_Atomic uint16_t *)&r->flags, REC_F_COMMITTED,
+				      memory_order_release);
+		off = 0;
+	}
+	r = (struct rec_hdr *)(a->ring + off);
+	/* Size first, so a consumer can skip this record if its writer dies. */
+	r->size = size;
+	r->type = type;
+	return r;
+}
+
+void arena_commit(struct arena *a, void *rec)
+{
+	struct rec_hdr *r = rec;
+
+	(void)a;
+	atomic_store_explicit((_Atomic uint16_t *)&r->flags, REC_F_COMMITTED,
+			      memory_order_release);
+}
+
+int arena_write(struct arena *a, const void *rec, uint32_t size, uint16_t type)
+{
+	struct rec_hdr *r = arena_reserve(a, size, type);
+
+	if (!r)
+		return -ENOSPC;
+	memcpy((char *)r + sizeof(*r), (const char *)rec + sizeof(*r),
+	       size - sizeof(*r));
+	arena_commit(a, r);
+	return 0;
+}
