@@ -122,9 +122,11 @@ $(B)/tests/agent_%: tests/unit/agent_%.c $(AGENT_TEST_LINK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -pthread -o $@ $(filter %.c %.o,$^) -lZydis -ldl $$(pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
+# Workloads are programs of their own; -I. lets one that plays a hostile
+# program (arena_scribbler) take the arena's layout from lib/wire/.
 $(B)/workloads/%: tests/workloads/%.c | $(B)/.deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) -O2 -g $(WARN) $(DEPFLAGS) -pthread $(if $(findstring static,$*),-static,) -o $@ $< -lm
+	$(CC) $(CSTD) -O2 -g $(WARN) $(DEPFLAGS) -I. -pthread $(if $(findstring static,$*),-static,) -o $@ $< -lm
 
 workloads: $(WORK_BIN)
 
