@@ -61,8 +61,8 @@ struct wpt_set {
 /* A thread's counting-mode events as read at one moment. */
 struct agent_counts {
 	uint32_t n;         /* events read: cfg.ncounters, or 0 if none opened */
-	uint64_t enabled;   /* ns the group was enabled, and running on a PMU: */
-	uint64_t running;   /* running < enabled means it was multiplexed */
+	uint64_t enabled;   /* ns the hardware group (else the first event) was */
+	uint64_t running;   /* enabled, and running: less means multiplexed */
 	uint64_t v[AGENT_MAX_COUNTERS];
 };
 
@@ -71,7 +71,8 @@ struct agent_thread {
 	pid_t tid;
 	int ev_fd[AGENT_MAX_EVENTS];
 	void *ev_ring[AGENT_MAX_EVENTS]; /* pmu: perf mmap ring */
-	int count_fd[AGENT_MAX_COUNTERS]; /* counting group; [0] leads */
+	int count_fd[AGENT_MAX_COUNTERS]; /* counting events (counters.c) */
+	int count_lead; /* the hardware group's leader in count_fd, or -1 */
 	void *altstack;
 	uint64_t fs_base;
 	struct wpt_set wp;

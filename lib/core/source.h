@@ -15,8 +15,8 @@
  * Soft default rate.  In a KVM guest one timer sample costs about 20 us of
  * CPU all told (the in-handler part is 2-5 us; the rest is the hrtimer
  * and signal delivery, which exit to the hypervisor), so 1 kHz per thread
- * costs about 2% and keeps cdt record within 1.03x (tests/bench).  A tool
- * whose algorithm needs more samples sets its own (source_req.default_hz).
+ * costs about 2% and keeps plain memory sampling within 1.03x (tests/bench).
+ * A tool whose algorithm needs more samples sets its own (run_ops.soft_hz).
  */
 #define SOFT_DEFAULT_HZ 1000u
 #define PMU_DEFAULT_PERIOD 500000u

@@ -50,7 +50,7 @@ enum rec_type {
 /*
  * Tool record types: each tool owns a block of REC_TOOL_BLOCK types from
  * REC_TOOL_BASE up, declared in its own folder (lib/tools/NAME/) and fixed
- * forever, since files carry the numbers.  Block 0 is comm's.
+ * forever, since files carry the numbers.
  */
 #define REC_TOOL_BLOCK 64
 #define REC_TOOL_TYPE(block, i) ((uint16_t)(REC_TOOL_BASE + (block) * REC_TOOL_BLOCK + (i)))
@@ -157,7 +157,7 @@ struct rec_thread {
 	uint64_t time;
 	uint32_t cpu;
 	uint32_t flags; /* THREAD_F_* */
-	char name[16];  /* comm at start */
+	char name[16];  /* the kernel's comm (thread name) at start */
 };
 
 #define THREAD_F_MAIN 0x1    /* the process's first thread */
