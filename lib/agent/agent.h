@@ -91,6 +91,7 @@ struct agent_thread {
  * agent_tool_find(), which the tool table (lib/tools/tools.c) provides.
  * Hooks other than init run in signal handlers or in thread start and
  * end, so they must be async-signal-safe: no malloc, stdio or locks.
+ * Any hook may be NULL.
  */
 struct agent_tool {
 	size_t state_size; /* per thread, see agent_thread.state */

@@ -123,7 +123,8 @@ static void pmu_emit(struct agent_thread *t, const struct pmu_sample *ps, int i)
 			s.flags |= SAMPLE_F_STACK;
 	}
 	t->st.mem_samples++;
-	agent_g.tool->sample(t, &s);
+	if (agent_g.tool->sample)
+		agent_g.tool->sample(t, &s);
 }
 
 void pmu_on_sample(struct agent_thread *t, int i, uint64_t t0)

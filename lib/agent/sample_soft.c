@@ -59,7 +59,8 @@ static void soft_emit(struct agent_thread *t, const struct insn_access *acc,
 			    (acc->flags & ACC_F_STACK ? SAMPLE_F_STACK : 0) |
 			    (stepped ? SAMPLE_F_STEP : 0));
 	t->st.mem_samples++;
-	agent_g.tool->sample(t, &s);
+	if (agent_g.tool->sample)
+		agent_g.tool->sample(t, &s);
 }
 
 /* The page of the interrupted IP is mapped; other code the walk reaches

@@ -193,6 +193,7 @@ void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc
 			}
 		}
 	}
-	agent_g.tool->trap(t, &tr);
+	if (agent_g.tool->trap)
+		agent_g.tool->trap(t, &tr);
 	t->st.trap_ns += agent_now() - t0;
 }

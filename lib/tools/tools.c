@@ -8,7 +8,8 @@
  * the descriptor tool_NAME in lib/tools/NAME/tool.c. */
 #define TOOL_LIST(T) \
 	T(record)    \
-	T(comm)
+	T(comm)      \
+	/* end of the list */
 
 #define TOOL_DECLARE(n) extern const struct tool tool_##n;
 #define TOOL_ENTRY(n) &tool_##n,
