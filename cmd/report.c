@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
+#include "lib/core/array.h"
 #include "lib/core/cliopt.h"
 #include "lib/core/run.h"
 #include "lib/core/view_print.h"
@@ -54,15 +55,8 @@ static int report_input_add(struct report_opts *o, const char *path)
 	for (size_t i = 0; i < o->ninputs; i++)
 		if (!strcmp(o->inputs[i], path))
 			return 0; /* a glob and an -i may name a file twice */
-	if (o->ninputs == o->inputs_cap) {
-		size_t cap = o->inputs_cap ? o->inputs_cap * 2 : 8;
-		char **n = realloc(o->inputs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		o->inputs = n;
-		o->inputs_cap = cap;
-	}
+	if (array_grow(&o->inputs, &o->inputs_cap, o->ninputs, sizeof(*o->inputs)))
+		return -ENOMEM;
 	dup = strdup(path);
 	if (!dup)
 		return -ENOMEM;

@@ -7,8 +7,8 @@
  * A screen is a module that implements struct tui_screen: tui_table.h
  * (any struct table, sortable), tui_heatmap.h (square matrices), and the
  * text screen below.  A tool's profile opens as a list of screens that
- * lib/views_tui*.c assembles; a new kind of display is one new module
- * here.  Nothing here knows about perf or profiles.
+ * the front end assembles; a new kind of display is one new module here.
+ * Nothing here knows about perf or profiles.
  *
  * The terminal is restored on every way out: normal return, error
  * return, SIGINT/SIGTERM/SIGHUP/SIGQUIT (a flag the loop polls), exit()

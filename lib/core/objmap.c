@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/array.h"
+#include "lib/core/hash.h"
+
 #define OM_NAME_MAX 512
 #define OM_FORK_DEPTH 8 /* a fork's fork's ... parent, at most */
 #define OM_DEAD UINT32_MAX
@@ -82,23 +85,6 @@ static uint32_t om_kind_of(uint8_t alloc_kind)
 	}
 }
 
-static uint64_t om_mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
-}
-
-static size_t om_pow2(size_t n)
-{
-	size_t c = 16;
-
-	while (c < n)
-		c *= 2;
-	return c;
-}
-
 /* ---------------------------------------------------------------- procs */
 
 static int om_proc_cmp(const void *a, const void *b)
@@ -162,15 +148,8 @@ static int om_group_new(struct objmap *m, uint32_t kind, uint32_t alloc_kind, ui
 
 	if (m->ngroups >= OBJMAP_NO_GROUP - 1)
 		return -EOVERFLOW;
-	if (m->ngroups == m->groups_cap) {
-		size_t ncap = m->groups_cap ? m->groups_cap * 2 : 64;
-		struct objmap_group *q = realloc(m->groups, ncap * sizeof(*q));
-
-		if (!q)
-			return -ENOMEM;
-		m->groups = q;
-		m->groups_cap = ncap;
-	}
+	if (array_grow(&m->groups, &m->groups_cap, m->ngroups, sizeof(*m->groups)))
+		return -ENOMEM;
 	g = &m->groups[m->ngroups];
 	memset(g, 0, sizeof(*g));
 	g->kind = kind;
@@ -181,37 +160,27 @@ static int om_group_new(struct objmap *m, uint32_t kind, uint32_t alloc_kind, ui
 	return 0;
 }
 
-/* (image, kind, path) -> group, while building. */
-struct om_gtab {
-	struct om_gslot {
-		uint64_t key;  /* image << 32 | path */
-		uint32_t kind; /* 0: empty */
-		uint32_t group;
-	} *slot;
-	size_t cap;
-};
-
-static int om_group_of(struct objmap *m, struct om_gtab *t, const struct prof_alloc *a,
+/* The group of (image, kind, path); ix: the groups by those, while building. */
+static int om_group_of(struct objmap *m, struct hash *ix, const struct prof_alloc *a,
 		       uint32_t *out)
 {
 	uint32_t kind = om_kind_of(a->kind);
 	uint32_t image = om_image(m, a->pid, a->time);
-	uint64_t key = (uint64_t)image << 32 | a->path;
-	size_t i;
+	uint64_t hv = hash_mix((uint64_t)image << 32 | a->path, kind);
 	int err;
 
 	if (kind == OBJ_STACK) /* one object per thread */
 		return om_group_new(m, kind, a->kind, image, PROF_NO_PATH, out);
-	for (i = om_mix(key ^ kind) & (t->cap - 1); t->slot[i].kind; i = (i + 1) & (t->cap - 1)) {
-		if (t->slot[i].key == key && t->slot[i].kind == kind) {
-			*out = t->slot[i].group;
+	for (size_t c = 0, i; (i = hash_walk(ix, hv, &c)) != HASH_NONE;) {
+		const struct objmap_group *g = &m->groups[i];
+
+		if (g->path == a->path && g->image == image && g->kind == kind) {
+			*out = (uint32_t)i;
 			return 0;
 		}
 	}
 	err = om_group_new(m, kind, a->kind, image, a->path, out);
-	if (!err)
-		t->slot[i] = (struct om_gslot){ key, kind, *out };
-	return err;
+	return err ? err : hash_add(ix, hv, *out);
 }
 
 /* ----------------------------------------------------------------- names */
@@ -460,15 +429,8 @@ static int om_block_add(struct objmap *m, const struct om_block *b, uint32_t *ou
 {
 	if (m->nblocks >= OM_DEAD - 1)
 		return -EOVERFLOW;
-	if (m->nblocks == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 64;
-		struct om_block *q = realloc(m->blocks, ncap * sizeof(*q));
-
-		if (!q)
-			return -ENOMEM;
-		m->blocks = q;
-		m->cap = ncap;
-	}
+	if (array_grow(&m->blocks, &m->cap, m->nblocks, sizeof(*m->blocks)))
+		return -ENOMEM;
 	m->blocks[m->nblocks] = *b;
 	m->blocks[m->nblocks].seq = (uint32_t)m->nblocks;
 	*out = (uint32_t)m->nblocks++;
@@ -492,12 +454,9 @@ static int om_stack_name(struct objmap *m, uint32_t group, const struct prof_all
 static int om_blocks(struct objmap *m)
 {
 	const struct prof_objs *o = &m->p->objs;
-	struct om_gtab t = { NULL, om_pow2(o->nallocs * 2 + 1) };
+	struct hash groups = { 0 };
 	int err = 0;
 
-	t.slot = calloc(t.cap, sizeof(*t.slot));
-	if (!t.slot)
-		return -ENOMEM;
 	for (size_t i = 0; i < o->nallocs && !err; i++) {
 		const struct prof_alloc *a = &o->allocs[i];
 		struct om_block b = { .start = a->addr, .end = a->addr + (a->size ? a->size : 1),
@@ -508,7 +467,7 @@ static int om_blocks(struct objmap *m)
 
 		if (b.end < b.start) /* a corrupt size: up to the top */
 			b.end = UINT64_MAX;
-		err = om_group_of(m, &t, a, &b.group);
+		err = om_group_of(m, &groups, a, &b.group);
 		if (!err && m->groups[b.group].kind == OBJ_STACK)
 			err = om_stack_name(m, b.group, a);
 		if (!err)
@@ -521,7 +480,7 @@ static int om_blocks(struct objmap *m)
 		if (a->size > g->max_size)
 			g->max_size = a->size;
 	}
-	free(t.slot);
+	hash_free(&groups);
 	return err;
 }
 
@@ -549,23 +508,39 @@ static int om_ev_cmp(const void *a, const void *b)
 
 /* Live heap blocks and stacks by (pid, start). */
 struct om_live {
-	struct om_lslot {
+	struct om_start {
 		uint64_t start;
-		uint32_t pid;   /* 0: empty */
-		uint32_t block; /* OM_DEAD: freed (the key stays) */
-	} *slot;
-	size_t cap;
+		uint32_t pid;
+		uint32_t block; /* the latest there; OM_DEAD: freed (the key stays) */
+	} *starts;
+	size_t nstarts, starts_cap;
+	struct hash ix; /* over starts */
 	uint32_t *maps; /* live mappings of the current pid, by start, disjoint */
 	size_t nmaps, maps_cap;
 };
 
-static struct om_lslot *om_live_slot(struct om_live *l, uint32_t pid, uint64_t start)
+static uint64_t om_live_hash(uint32_t pid, uint64_t start)
 {
-	size_t i = om_mix(start ^ (uint64_t)pid << 48) & (l->cap - 1);
+	return hash_mix(start, pid);
+}
 
-	while (l->slot[i].pid && (l->slot[i].pid != pid || l->slot[i].start != start))
-		i = (i + 1) & (l->cap - 1);
-	return &l->slot[i];
+static struct om_start *om_live_find(const struct om_live *l, uint32_t pid, uint64_t start)
+{
+	for (size_t c = 0, i; (i = hash_walk(&l->ix, om_live_hash(pid, start), &c)) != HASH_NONE;)
+		if (l->starts[i].start == start && l->starts[i].pid == pid)
+			return &l->starts[i];
+	return NULL;
+}
+
+static int om_live_add(struct om_live *l, const struct om_start *s)
+{
+	int err = array_grow(&l->starts, &l->starts_cap, l->nstarts, sizeof(*l->starts));
+
+	if (!err)
+		err = hash_add(&l->ix, om_live_hash(s->pid, s->start), l->nstarts);
+	if (!err)
+		l->starts[l->nstarts++] = *s;
+	return err;
 }
 
 /* First live mapping that ends after u. */
@@ -600,18 +575,7 @@ static int om_piece(struct objmap *m, uint32_t b, uint64_t start, uint64_t end, 
 /* Room for two more live mappings (a cut in the middle adds one). */
 static int om_maps_room(struct om_live *l)
 {
-	size_t ncap;
-	uint32_t *q;
-
-	if (l->nmaps + 2 <= l->maps_cap)
-		return 0;
-	ncap = l->maps_cap ? l->maps_cap * 2 : 64;
-	q = realloc(l->maps, ncap * sizeof(*q));
-	if (!q)
-		return -ENOMEM;
-	l->maps = q;
-	l->maps_cap = ncap;
-	return 0;
+	return array_grow(&l->maps, &l->maps_cap, l->nmaps + 1, sizeof(*l->maps));
 }
 
 /* [u, v) is unmapped (or mapped anew) at t: the mappings there end, what
@@ -665,7 +629,7 @@ static int om_map_insert(struct objmap *m, struct om_live *l, uint32_t b)
 static int om_event(struct objmap *m, struct om_live *l, const struct om_ev *e)
 {
 	const struct prof_objs *o = &m->p->objs;
-	struct om_lslot *s;
+	struct om_start *s;
 
 	if (!e->alloc) {
 		const struct rec_free *f = &o->frees[e->idx];
@@ -673,8 +637,8 @@ static int om_event(struct objmap *m, struct om_live *l, const struct om_ev *e)
 		if (f->len)
 			return om_cut(m, l, f->addr, f->addr + f->len < f->addr ? UINT64_MAX :
 					       f->addr + f->len, f->time);
-		s = om_live_slot(l, f->pid, f->addr);
-		if (s->pid && s->block != OM_DEAD) {
+		s = om_live_find(l, f->pid, f->addr);
+		if (s && s->block != OM_DEAD) {
 			m->blocks[s->block].t1 = f->time;
 			s->block = OM_DEAD;
 		}
@@ -682,11 +646,13 @@ static int om_event(struct objmap *m, struct om_live *l, const struct om_ev *e)
 	}
 	if (o->allocs[e->idx].kind == ALLOC_MMAP)
 		return om_map_insert(m, l, e->idx);
-	s = om_live_slot(l, e->pid, m->blocks[e->idx].start);
+	s = om_live_find(l, e->pid, m->blocks[e->idx].start);
+	if (!s)
+		return om_live_add(l, &(struct om_start){ m->blocks[e->idx].start, e->pid, e->idx });
 	/* A block at the same start still alive: its free was not seen. */
-	if (s->pid && s->block != OM_DEAD)
+	if (s->block != OM_DEAD)
 		m->blocks[s->block].t1 = e->time;
-	*s = (struct om_lslot){ m->blocks[e->idx].start, e->pid, e->idx };
+	s->block = e->idx;
 	return 0;
 }
 
@@ -700,9 +666,7 @@ static int om_lifetimes(struct objmap *m)
 	uint32_t pid = 0;
 	int err = 0;
 
-	l.cap = om_pow2(o->nallocs * 2 + 1);
-	l.slot = calloc(l.cap, sizeof(*l.slot));
-	if (!ev || !l.slot) {
+	if (!ev) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -733,7 +697,8 @@ static int om_lifetimes(struct objmap *m)
 	}
 out:
 	free(ev);
-	free(l.slot);
+	free(l.starts);
+	hash_free(&l.ix);
 	free(l.maps);
 	return err;
 }
@@ -809,15 +774,8 @@ static int om_static_group(struct objmap *m, struct om_modgroups *mg, const stru
 				return 0;
 			}
 		}
-		if (mg->n == mg->cap) {
-			size_t ncap = mg->cap ? mg->cap * 2 : 16;
-			uint32_t *q = realloc(mg->g, ncap * sizeof(*q));
-
-			if (!q)
-				return -ENOMEM;
-			mg->g = q;
-			mg->cap = ncap;
-		}
+		if (array_grow(&mg->g, &mg->cap, mg->n, sizeof(*mg->g)))
+			return -ENOMEM;
 	}
 	err = om_group_new(m, OBJ_STATIC, 0, s->pid, PROF_NO_PATH, out);
 	if (err)
@@ -844,7 +802,7 @@ static int om_statics(struct objmap *m)
 	m->statics = malloc((p->nsyms + 1) * sizeof(*m->statics));
 	if (!m->statics)
 		return -ENOMEM;
-	for (size_t i = 0; i < p->syms_cap; i++) {
+	for (size_t i = 0; i < p->nsyms; i++) {
 		const struct prof_sym *s = &p->syms[i];
 
 		if (s->kind != SYM_DATA || (!s->name && !s->module))

@@ -11,7 +11,9 @@
 #include "lib/core/records.h"
 #include "lib/core/symbolize.h"
 
-enum { CAP_META, CAP_PROCS, CAP_TASKS, CAP_MMAPS, CAP_SAMPLES, CAP_TRAPS, CAP_ERRORS, CAP_TOOL };
+enum { CAP_META, CAP_PROCS, CAP_TASKS, CAP_MMAPS, CAP_SAMPLES, CAP_TRAPS, CAP_ERRORS, CAP_TOOL,
+       CAP_CPUS, CAP_N };
+_Static_assert(CAP_N <= sizeof(((struct profile *)0)->caps) / sizeof(size_t), "profile.caps");
 
 void profile_init(struct profile *p)
 {
@@ -20,16 +22,18 @@ void profile_init(struct profile *p)
 
 /*
  * Lookups by pid and (pid, tid), which every record of a report makes:
- * a hash of the processes, grown as they are added, and the tasks sorted
- * by (pid, tid) with a hash to the first of each (pid, tid), made again
- * when tasks change.  Small profiles scan.
+ * hashes over the processes and the tasks, each grown as they are added;
+ * the tasks' is made again when they are renumbered.  A tid reused (exec
+ * keeps the main thread's) has one task in the hash and the others in a
+ * chain from it, so a lookup stops at its first match.  Small profiles
+ * scan.
  */
 struct prof_index {
-	uint32_t *proc_tab; /* process index + 1, 0 empty */
-	size_t proc_cap, nprocs;
-	uint32_t *task_ord; /* task positions by (pid, tid, position) */
-	uint32_t *task_tab; /* (pid, tid) -> its first place in task_ord + 1, 0 empty */
-	size_t task_cap, ntasks;
+	struct hash procs; /* over p->procs, by pid */
+	size_t nprocs;     /* of p->procs in it */
+	struct hash tasks; /* over p->tasks: the first task of each (pid, tid) */
+	uint32_t *next;    /* per task: the next of its (pid, tid) + 1, 0 if none */
+	size_t ntasks, next_cap;
 	int tasks_stale;
 };
 
@@ -39,9 +43,9 @@ static void profile_ix_free(struct profile *p)
 {
 	if (!p->ix)
 		return;
-	free(p->ix->proc_tab);
-	free(p->ix->task_ord);
-	free(p->ix->task_tab);
+	hash_free(&p->ix->procs);
+	hash_free(&p->ix->tasks);
+	free(p->ix->next);
 	free(p->ix);
 	p->ix = NULL;
 }
@@ -57,14 +61,9 @@ static struct prof_index *profile_ix(const struct profile *p)
 	return q->ix;
 }
 
-static size_t profile_pid_slot(size_t cap, uint32_t pid)
+static uint64_t profile_tid_hash(uint32_t pid, uint32_t tid)
 {
-	return (pid * 0x9e3779b1u) & (cap - 1);
-}
-
-static size_t profile_tid_slot(size_t cap, uint32_t pid, uint32_t tid)
-{
-	return (size_t)((((uint64_t)pid << 32 | tid) * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+	return hash_u64((uint64_t)pid << 32 | tid);
 }
 
 /* The process hash, with every process added since the last call. */
@@ -74,86 +73,56 @@ static const struct prof_index *profile_ix_procs(const struct profile *p)
 
 	if (!x)
 		return NULL;
-	if ((p->nprocs + 1) * 2 > x->proc_cap) {
-		size_t cap = x->proc_cap ? x->proc_cap : 64;
-		uint32_t *t;
-
-		while ((p->nprocs + 1) * 2 > cap)
-			cap *= 2;
-		t = calloc(cap, sizeof(*t));
-		if (!t)
+	for (; x->nprocs < p->nprocs; x->nprocs++)
+		if (hash_add(&x->procs, hash_u64(p->procs[x->nprocs].pid), x->nprocs))
 			return NULL;
-		free(x->proc_tab);
-		x->proc_tab = t;
-		x->proc_cap = cap;
-		x->nprocs = 0;
-	}
-	for (; x->nprocs < p->nprocs; x->nprocs++) {
-		size_t i = profile_pid_slot(x->proc_cap, p->procs[x->nprocs].pid);
-
-		while (x->proc_tab[i])
-			i = (i + 1) & (x->proc_cap - 1);
-		x->proc_tab[i] = (uint32_t)x->nprocs + 1;
-	}
 	return x;
 }
 
-static int task_ix_cmp(const void *a, const void *b, void *tasks)
+/* The first task of (pid, tid), or HASH_NONE. */
+static size_t profile_ix_first(const struct profile *p, const struct prof_index *x,
+			       uint32_t pid, uint32_t tid)
 {
-	const struct rec_task *x = &((const struct rec_task *)tasks)[*(const uint32_t *)a];
-	const struct rec_task *y = &((const struct rec_task *)tasks)[*(const uint32_t *)b];
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return (*(const uint32_t *)a > *(const uint32_t *)b) -
-	       (*(const uint32_t *)a < *(const uint32_t *)b);
+	for (size_t c = 0, i; (i = hash_walk(&x->tasks, profile_tid_hash(pid, tid), &c)) !=
+			      HASH_NONE;)
+		if (p->tasks[i].pid == pid && p->tasks[i].tid == tid)
+			return i;
+	return HASH_NONE;
 }
 
-/* The tasks by (pid, tid), sorted again when tasks were added or renumbered. */
+/* Task i into the hash, or at the end of its (pid, tid)'s chain. */
+static int profile_ix_task(const struct profile *p, struct prof_index *x, size_t i)
+{
+	const struct rec_task *t = &p->tasks[i];
+	size_t k = profile_ix_first(p, x, t->pid, t->tid);
+
+	if (array_grow(&x->next, &x->next_cap, i, sizeof(*x->next)))
+		return -ENOMEM;
+	x->next[i] = 0;
+	if (k == HASH_NONE)
+		return hash_add(&x->tasks, profile_tid_hash(t->pid, t->tid), i);
+	while (x->next[k])
+		k = x->next[k] - 1;
+	x->next[k] = (uint32_t)i + 1;
+	return 0;
+}
+
+/* The task hash, with every task added since the last call; made again
+ * when the tasks were renumbered. */
 static const struct prof_index *profile_ix_tasks(const struct profile *p)
 {
 	struct prof_index *x = profile_ix(p);
-	uint32_t *ord;
 
 	if (!x)
 		return NULL;
-	if (x->ntasks == p->ntasks && !x->tasks_stale)
-		return x;
-	x->ntasks = 0; /* stale until rebuilt */
-	ord = realloc(x->task_ord, p->ntasks * sizeof(*ord));
-	if (!ord)
-		return NULL;
-	x->task_ord = ord;
-	if (p->ntasks * 2 > x->task_cap) {
-		size_t cap = 64;
-
-		while (p->ntasks * 2 > cap)
-			cap *= 2;
-		free(x->task_tab);
-		x->task_tab = malloc(cap * sizeof(*x->task_tab));
-		x->task_cap = x->task_tab ? cap : 0;
-		if (!x->task_tab)
+	if (x->tasks_stale) {
+		hash_clear(&x->tasks);
+		x->ntasks = 0;
+		x->tasks_stale = 0;
+	}
+	for (; x->ntasks < p->ntasks; x->ntasks++)
+		if (profile_ix_task(p, x, x->ntasks))
 			return NULL;
-	}
-	memset(x->task_tab, 0, x->task_cap * sizeof(*x->task_tab));
-	for (size_t i = 0; i < p->ntasks; i++)
-		ord[i] = (uint32_t)i;
-	qsort_r(ord, p->ntasks, sizeof(*ord), task_ix_cmp, p->tasks);
-	for (size_t i = 0; i < p->ntasks; i++) {
-		const struct rec_task *t = &p->tasks[ord[i]], *prev = i ? &p->tasks[ord[i - 1]] : NULL;
-		size_t k;
-
-		if (prev && prev->pid == t->pid && prev->tid == t->tid)
-			continue;
-		for (k = profile_tid_slot(x->task_cap, t->pid, t->tid); x->task_tab[k];
-		     k = (k + 1) & (x->task_cap - 1))
-			;
-		x->task_tab[k] = (uint32_t)i + 1;
-	}
-	x->ntasks = p->ntasks;
-	x->tasks_stale = 0;
 	return x;
 }
 
@@ -180,12 +149,13 @@ void profile_free(struct profile *p)
 	for (size_t i = 0; i < p->ntool_recs; i++)
 		free(p->tool_recs[i]);
 	free(p->tool_recs);
-	for (size_t i = 0; i < p->syms_cap; i++) {
+	for (size_t i = 0; i < p->nsyms; i++) {
 		free(p->syms[i].name);
 		free(p->syms[i].file);
 		free(p->syms[i].module);
 	}
 	free(p->syms);
+	hash_free(&p->sym_ix);
 	if (p->cache && p->cache->free)
 		p->cache->free(p->cache->data);
 	free(p->cache);
@@ -242,30 +212,23 @@ static struct rec_task *profile_find_task(const struct profile *p, uint32_t pid,
 	return NULL;
 }
 
-/* profile_task_by_tid on the index: the same answer in log time. */
+/* profile_task_by_tid on the index: it looks at the tasks of (pid, tid) only. */
 static const struct rec_task *profile_task_ix(const struct profile *p,
 					      const struct prof_index *x, uint32_t pid,
 					      uint32_t tid, uint64_t time)
 {
-	size_t lo = p->ntasks, end;
+	size_t first = profile_ix_first(p, x, pid, tid), last = HASH_NONE;
 
-	for (size_t k = profile_tid_slot(x->task_cap, pid, tid); x->task_tab[k];
-	     k = (k + 1) & (x->task_cap - 1)) {
-		const struct rec_task *t = &p->tasks[x->task_ord[x->task_tab[k] - 1]];
-
-		if (t->pid == pid && t->tid == tid) {
-			lo = x->task_tab[k] - 1;
-			break;
-		}
-	}
-	for (end = lo; end < p->ntasks && p->tasks[x->task_ord[end]].pid == pid &&
-		       p->tasks[x->task_ord[end]].tid == tid; end++)
-		;
+	if (first == HASH_NONE)
+		return NULL;
 	/* The latest task (by position) that had started, else the first. */
-	for (size_t i = end; i-- > lo;)
-		if (p->tasks[x->task_ord[i]].start <= time)
-			return &p->tasks[x->task_ord[i]];
-	return lo < end ? &p->tasks[x->task_ord[lo]] : NULL;
+	for (size_t i = first;; i = x->next[i] - 1) {
+		if (p->tasks[i].start <= time)
+			last = i;
+		if (!x->next[i])
+			break;
+	}
+	return &p->tasks[last != HASH_NONE ? last : first];
 }
 
 const struct rec_task *profile_task_by_tid(const struct profile *p, uint32_t pid,
@@ -293,10 +256,9 @@ static struct prof_proc *profile_find_proc(const struct profile *p, uint32_t pid
 	const struct prof_index *x = p->nprocs >= PROF_IX_MIN ? profile_ix_procs(p) : NULL;
 
 	if (x) {
-		for (size_t i = profile_pid_slot(x->proc_cap, pid); x->proc_tab[i];
-		     i = (i + 1) & (x->proc_cap - 1))
-			if (p->procs[x->proc_tab[i] - 1].pid == pid)
-				return &p->procs[x->proc_tab[i] - 1];
+		for (size_t c = 0, i; (i = hash_walk(&x->procs, hash_u64(pid), &c)) != HASH_NONE;)
+			if (p->procs[i].pid == pid)
+				return &p->procs[i];
 		return NULL;
 	}
 	for (size_t i = 0; i < p->nprocs; i++)
@@ -447,69 +409,26 @@ static int profile_add_error(struct profile *p, const struct rec_error *r)
 
 static uint64_t profile_sym_hash(uint32_t pid, int kind, uint64_t addr)
 {
-	uint64_t h = addr ^ ((uint64_t)pid << 40) ^ ((uint64_t)kind << 60);
-
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
-}
-
-static struct prof_sym *profile_sym_slot(const struct profile *p, uint32_t pid,
-					 int kind, uint64_t addr)
-{
-	size_t i;
-
-	if (!p->syms_cap)
-		return NULL;
-	i = profile_sym_hash(pid, kind, addr) & (p->syms_cap - 1);
-	for (;; i = (i + 1) & (p->syms_cap - 1)) {
-		struct prof_sym *s = &p->syms[i];
-
-		if (!s->kind || (s->pid == pid && s->kind == kind && s->addr == addr))
-			return s;
-	}
-}
-
-static const struct prof_sym *profile_sym_key(const struct profile *p, uint32_t key,
-					      int kind, uint64_t addr)
-{
-	const struct prof_sym *s = profile_sym_slot(p, key, kind, addr);
-
-	return s && s->kind ? s : NULL;
-}
-
-const struct prof_sym *profile_sym(const struct profile *p, uint32_t pid, uint64_t time,
-				   int kind, uint64_t addr)
-{
-	const struct prof_sym *s = profile_sym_slot(p, profile_image(p, pid, time), kind, addr);
-
-	return s && s->kind ? s : NULL;
+	return hash_mix(addr, (uint64_t)kind << 32 | pid);
 }
 
 const struct prof_sym *profile_sym_image(const struct profile *p, uint32_t image, int kind,
 					 uint64_t addr)
 {
-	return profile_sym_key(p, image, kind, addr);
+	for (size_t c = 0, i;
+	     (i = hash_walk(&p->sym_ix, profile_sym_hash(image, kind, addr), &c)) != HASH_NONE;) {
+		const struct prof_sym *s = &p->syms[i];
+
+		if (s->addr == addr && s->pid == image && s->kind == kind)
+			return s;
+	}
+	return NULL;
 }
 
-static int profile_sym_rehash(struct profile *p)
+const struct prof_sym *profile_sym(const struct profile *p, uint32_t pid, uint64_t time,
+				   int kind, uint64_t addr)
 {
-	struct prof_sym *old = p->syms;
-	size_t oldcap = p->syms_cap;
-
-	p->syms_cap = oldcap ? oldcap * 2 : 1024;
-	p->syms = calloc(p->syms_cap, sizeof(*p->syms));
-	if (!p->syms) {
-		p->syms = old;
-		p->syms_cap = oldcap;
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i].kind)
-			*profile_sym_slot(p, old[i].pid, old[i].kind, old[i].addr) = old[i];
-	free(old);
-	return 0;
+	return profile_sym_image(p, profile_image(p, pid, time), kind, addr);
 }
 
 static char *profile_strdup_or_null(const char *s)
@@ -521,12 +440,16 @@ static int profile_put_sym(struct profile *p, uint32_t pid, int kind, uint64_t a
 			   const struct sym_info *si)
 {
 	struct prof_sym *s;
+	int err;
 
-	if ((p->nsyms + 1) * 2 > p->syms_cap && profile_sym_rehash(p))
-		return -ENOMEM;
-	s = profile_sym_slot(p, pid, kind, addr);
-	if (s->kind)
+	if (profile_sym_image(p, pid, kind, addr))
 		return 0;
+	err = array_grow(&p->syms, &p->syms_cap, p->nsyms, sizeof(*p->syms));
+	if (!err)
+		err = hash_add(&p->sym_ix, profile_sym_hash(pid, kind, addr), p->nsyms);
+	if (err)
+		return err;
+	s = &p->syms[p->nsyms];
 	s->pid = pid;
 	s->kind = (uint16_t)kind;
 	s->addr = addr;
@@ -575,16 +498,12 @@ static int profile_keep(struct profile *p, const struct rec_hdr *r)
 static int profile_add_cpu(struct profile *p, const struct rec_cpu *r)
 {
 	struct topo *t = &p->topo;
-	struct topo_cpu *c = realloc(t->cpus, (size_t)(t->ncpus + 1) * sizeof(*c));
 
-	if (!c)
+	if (!t->ncpus) /* none yet, or a merge dropped them (topo_free) */
+		p->caps[CAP_CPUS] = 0;
+	if (array_grow(&t->cpus, &p->caps[CAP_CPUS], (size_t)t->ncpus, sizeof(*t->cpus)))
 		return -ENOMEM;
-	t->cpus = c;
-	c[t->ncpus].cpu = r->cpu;
-	c[t->ncpus].core = r->core;
-	c[t->ncpus].socket = r->socket;
-	c[t->ncpus].node = r->node;
-	t->ncpus++;
+	t->cpus[t->ncpus++] = (struct topo_cpu){ r->cpu, r->core, r->socket, r->node };
 	if (r->core >= t->ncores)
 		t->ncores = r->core + 1;
 	if (r->socket >= t->nsockets)
@@ -735,7 +654,7 @@ static int profile_sym_paths(struct profile *p, struct symbolizer *s)
 			struct sym_info si = { 0 };
 			uint64_t a = x->frames[k] - 1;
 
-			if (!x->frames[k] || profile_sym_key(p, x->image, SYM_CODE, a))
+			if (!x->frames[k] || profile_sym_image(p, x->image, SYM_CODE, a))
 				continue;
 			sym_code(s, x->image, a, &si);
 			err = profile_put_sym(p, x->image, SYM_CODE, a, &si);
@@ -750,7 +669,7 @@ static int profile_sym_one(struct profile *p, struct symbolizer *s, uint32_t pid
 	uint32_t key = profile_image(p, pid, time);
 	struct sym_info si = { 0 };
 
-	if (!addr || profile_sym_key(p, key, kind, addr))
+	if (!addr || profile_sym_image(p, key, kind, addr))
 		return 0;
 	if (kind == SYM_CODE)
 		sym_code(s, key, addr, &si);
@@ -946,9 +865,8 @@ static int profile_write_body(const struct profile *p, struct df_writer *w)
 		err = df_write(w, &p->tasks[i].h);
 	for (size_t i = 0; !err && i < p->nmmaps; i++)
 		err = df_write(w, &p->mmaps[i]->h);
-	for (size_t i = 0; !err && i < p->syms_cap; i++)
-		if (p->syms[i].kind)
-			err = profile_write_sym(w, &p->syms[i]);
+	for (size_t i = 0; !err && i < p->nsyms; i++)
+		err = profile_write_sym(w, &p->syms[i]);
 	for (size_t i = 0; !err && i < p->nsamples; i++)
 		err = df_write(w, &p->samples[i].h);
 	for (size_t i = 0; !err && i < p->ntraps; i++)

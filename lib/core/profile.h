@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/core/hash.h"
 #include "lib/core/topo.h"
 #include "lib/wire/record.h"
 
@@ -74,10 +75,10 @@ struct prof_objs {
 	size_t nfrees, frees_cap;
 	struct prof_path *paths;
 	size_t npaths, paths_cap;
-	uint32_t *path_tab;     /* hash of paths: index + 1, 0 empty */
-	size_t path_tab_cap;
-	struct prof_site *sites; /* hash of (pid, site number) -> path */
+	struct hash path_ix;     /* over paths */
+	struct prof_site *sites; /* (pid, site number) -> path */
 	size_t nsites, sites_cap;
+	struct hash site_ix;     /* over sites */
 };
 
 /* What a tool's views derive from a profile, built once on first use. */
@@ -134,11 +135,12 @@ struct profile {
 	size_t nerrors;
 	struct rec_hdr **tool_recs; /* types >= REC_TOOL_BASE, for the tool */
 	size_t ntool_recs;
-	struct prof_sym *syms;   /* hash table, open addressing */
+	struct prof_sym *syms;   /* in the order added */
 	size_t syms_cap, nsyms;
+	struct hash sym_ix;      /* over syms, by (pid, kind, addr) */
 	struct rec_runstats run;
 	int have_run;
-	size_t caps[8]; /* growth bookkeeping */
+	size_t caps[9]; /* growth bookkeeping */
 	struct prof_cache *cache; /* set by the first view that needs it */
 	struct prof_objs objs;
 	/* The tool that wrote the profile, once known: the run sets it, a

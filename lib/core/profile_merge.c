@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/array.h"
 #include "lib/core/datafile.h"
 
 #define MERGE_PID_BITS 22 /* pid_max is at most 2^22; profile_image() uses the rest */
@@ -52,8 +53,7 @@ struct prof_merge {
 	size_t nranks, ranks_cap;
 	struct merge_key *keys;   /* every (rank, pid) seen and its key */
 	size_t nkeys, keys_cap;
-	uint32_t *by_pid, *by_key; /* hashes into keys: index + 1, 0 empty */
-	size_t tab_cap;
+	struct hash by_pid, by_key; /* over keys */
 	uint32_t next_free;        /* fresh keys are taken downwards from here */
 	int topo_dropped;
 };
@@ -67,6 +67,7 @@ struct merge_in {
 	uint32_t last_pid, last_key; /* records come in runs of one pid */
 	int have_last;
 	struct topo topo;          /* a later file's CPUs, compared at its end */
+	size_t topo_cap;
 	unsigned agreed;           /* bit per merge_agree_key() the file had */
 	const char *path;
 	char *err;
@@ -100,92 +101,48 @@ void profile_merge_free(struct profile *p)
 		free(m->ranks[i].file);
 	free(m->ranks);
 	free(m->keys);
-	free(m->by_pid);
-	free(m->by_key);
+	hash_free(&m->by_pid);
+	hash_free(&m->by_key);
 	free(m);
 	p->merge = NULL;
 }
 
-static size_t merge_hash(uint32_t a, uint32_t b, size_t cap)
+static uint64_t merge_pid_hash(uint32_t rank, uint32_t pid)
 {
-	uint64_t h = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h >> 32) & (cap - 1);
+	return hash_u64((uint64_t)rank << 32 | pid);
 }
 
 static const struct merge_key *merge_find_pid(const struct prof_merge *m, uint32_t rank,
 					      uint32_t pid)
 {
-	if (!m->tab_cap)
-		return NULL;
-	for (size_t i = merge_hash(rank, pid, m->tab_cap); m->by_pid[i];
-	     i = (i + 1) & (m->tab_cap - 1)) {
-		const struct merge_key *k = &m->keys[m->by_pid[i] - 1];
-
-		if (k->rank == rank && k->pid == pid)
-			return k;
-	}
+	for (size_t c = 0, i; (i = hash_walk(&m->by_pid, merge_pid_hash(rank, pid), &c)) !=
+			      HASH_NONE;)
+		if (m->keys[i].rank == rank && m->keys[i].pid == pid)
+			return &m->keys[i];
 	return NULL;
 }
 
 static const struct merge_key *merge_find_key(const struct prof_merge *m, uint32_t key)
 {
-	if (!m->tab_cap)
-		return NULL;
-	for (size_t i = merge_hash(0, key, m->tab_cap); m->by_key[i];
-	     i = (i + 1) & (m->tab_cap - 1)) {
-		const struct merge_key *k = &m->keys[m->by_key[i] - 1];
-
-		if (k->key == key)
-			return k;
-	}
+	for (size_t c = 0, i; (i = hash_walk(&m->by_key, hash_u64(key), &c)) != HASH_NONE;)
+		if (m->keys[i].key == key)
+			return &m->keys[i];
 	return NULL;
-}
-
-static void merge_index(struct prof_merge *m, size_t n)
-{
-	const struct merge_key *k = &m->keys[n];
-	size_t i;
-
-	for (i = merge_hash(k->rank, k->pid, m->tab_cap); m->by_pid[i]; i = (i + 1) & (m->tab_cap - 1))
-		;
-	m->by_pid[i] = (uint32_t)n + 1;
-	for (i = merge_hash(0, k->key, m->tab_cap); m->by_key[i]; i = (i + 1) & (m->tab_cap - 1))
-		;
-	m->by_key[i] = (uint32_t)n + 1;
 }
 
 static int merge_add_key(struct prof_merge *m, uint32_t rank, uint32_t pid, uint32_t key)
 {
-	if (m->nkeys == m->keys_cap) {
-		size_t cap = m->keys_cap ? m->keys_cap * 2 : 64;
-		struct merge_key *k = realloc(m->keys, cap * sizeof(*k));
+	int err = array_grow(&m->keys, &m->keys_cap, m->nkeys, sizeof(*m->keys));
 
-		if (!k)
-			return -ENOMEM;
-		m->keys = k;
-		m->keys_cap = cap;
-	}
-	if ((m->nkeys + 1) * 2 > m->tab_cap) {
-		size_t cap = m->tab_cap ? m->tab_cap * 2 : 128;
-		uint32_t *a = calloc(cap, sizeof(*a)), *b = calloc(cap, sizeof(*b));
-
-		if (!a || !b) {
-			free(a);
-			free(b);
-			return -ENOMEM;
-		}
-		free(m->by_pid);
-		free(m->by_key);
-		m->by_pid = a;
-		m->by_key = b;
-		m->tab_cap = cap;
-		for (size_t i = 0; i < m->nkeys; i++)
-			merge_index(m, i);
-	}
+	if (err)
+		return err;
 	m->keys[m->nkeys] = (struct merge_key){ rank, pid, key };
-	merge_index(m, m->nkeys++);
-	return 0;
+	err = hash_add(&m->by_pid, merge_pid_hash(rank, pid), m->nkeys);
+	if (!err)
+		err = hash_add(&m->by_key, hash_u64(key), m->nkeys);
+	if (!err)
+		m->nkeys++;
+	return err;
 }
 
 /* The key of a pid of this file: the pid itself unless taken. */
@@ -317,15 +274,12 @@ static int merge_meta(struct merge_in *in, const struct rec_meta *r)
 
 static int merge_cpu(struct merge_in *in, const struct rec_cpu *r)
 {
-	struct topo_cpu *c;
-
 	if (in->is_first)
 		return profile_add(in->p, &r->h);
-	c = realloc(in->topo.cpus, (size_t)(in->topo.ncpus + 1) * sizeof(*c));
-	if (!c)
+	if (array_grow(&in->topo.cpus, &in->topo_cap, (size_t)in->topo.ncpus,
+		       sizeof(*in->topo.cpus)))
 		return -ENOMEM;
-	in->topo.cpus = c;
-	c[in->topo.ncpus++] = (struct topo_cpu){ r->cpu, r->core, r->socket, r->node };
+	in->topo.cpus[in->topo.ncpus++] = (struct topo_cpu){ r->cpu, r->core, r->socket, r->node };
 	return 0;
 }
 
@@ -470,16 +424,9 @@ static int merge_rank_add(struct prof_merge *m, const char *path, uint32_t rank,
 
 	if (!f)
 		return -ENOMEM;
-	if (m->nranks == m->ranks_cap) {
-		size_t cap = m->ranks_cap ? m->ranks_cap * 2 : 16;
-		struct merge_rank *r = realloc(m->ranks, cap * sizeof(*r));
-
-		if (!r) {
-			free(f);
-			return -ENOMEM;
-		}
-		m->ranks = r;
-		m->ranks_cap = cap;
+	if (array_grow(&m->ranks, &m->ranks_cap, m->nranks, sizeof(*m->ranks))) {
+		free(f);
+		return -ENOMEM;
 	}
 	m->ranks[m->nranks++] = (struct merge_rank){ rank, first, f };
 	return 0;

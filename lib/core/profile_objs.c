@@ -16,27 +16,13 @@
 #include "lib/core/datafile.h"
 
 struct prof_site {
-	uint64_t key; /* pid << 32 | site number; 0: empty */
+	uint64_t key; /* pid << 32 | site number */
 	uint32_t path;
 };
 
-static uint64_t objs_mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
-}
-
 static uint64_t objs_path_hash(const struct prof_path *x)
 {
-	uint64_t h = objs_mix(x->image | (uint64_t)x->depth << 32);
-
-	for (uint32_t k = 0; k < x->depth; k++)
-		h = objs_mix(h ^ x->frames[k]);
-	return h;
+	return hash_mix(hash_bytes(x->frames, x->depth * sizeof(x->frames[0])), x->image);
 }
 
 static int objs_path_eq(const struct prof_path *a, const struct prof_path *b)
@@ -45,89 +31,55 @@ static int objs_path_eq(const struct prof_path *a, const struct prof_path *b)
 	       !memcmp(a->frames, b->frames, a->depth * sizeof(a->frames[0]));
 }
 
-static int objs_path_rehash(struct prof_objs *o)
-{
-	size_t cap = o->path_tab_cap ? o->path_tab_cap * 2 : 256;
-	uint32_t *tab = calloc(cap, sizeof(*tab));
-
-	if (!tab)
-		return -ENOMEM;
-	for (size_t i = 0; i < o->npaths; i++) {
-		size_t k = objs_path_hash(&o->paths[i]) & (cap - 1);
-
-		while (tab[k])
-			k = (k + 1) & (cap - 1);
-		tab[k] = (uint32_t)i + 1;
-	}
-	free(o->path_tab);
-	o->path_tab = tab;
-	o->path_tab_cap = cap;
-	return 0;
-}
-
 /* The index of path x, added if new. */
 static int objs_path_intern(struct prof_objs *o, const struct prof_path *x, uint32_t *out)
 {
-	size_t k;
+	uint64_t hv = objs_path_hash(x);
+	int err;
 
-	if ((o->npaths + 1) * 2 > o->path_tab_cap && objs_path_rehash(o))
-		return -ENOMEM;
-	for (k = objs_path_hash(x) & (o->path_tab_cap - 1); o->path_tab[k];
-	     k = (k + 1) & (o->path_tab_cap - 1)) {
-		if (objs_path_eq(&o->paths[o->path_tab[k] - 1], x)) {
-			*out = o->path_tab[k] - 1;
+	for (size_t c = 0, i; (i = hash_walk(&o->path_ix, hv, &c)) != HASH_NONE;) {
+		if (objs_path_eq(&o->paths[i], x)) {
+			*out = (uint32_t)i;
 			return 0;
 		}
 	}
 	if (o->npaths >= PROF_NO_PATH - 1)
 		return -EOVERFLOW;
-	if (array_grow(&o->paths, &o->paths_cap, o->npaths, sizeof(*o->paths)))
-		return -ENOMEM;
+	err = array_grow(&o->paths, &o->paths_cap, o->npaths, sizeof(*o->paths));
+	if (!err)
+		err = hash_add(&o->path_ix, hv, o->npaths);
+	if (err)
+		return err;
 	o->paths[o->npaths] = *x;
-	o->path_tab[k] = (uint32_t)o->npaths + 1;
 	*out = (uint32_t)o->npaths++;
 	return 0;
 }
 
-static struct prof_site *objs_site_slot(const struct prof_objs *o, uint64_t key)
+static struct prof_site *objs_site(const struct prof_objs *o, uint64_t key)
 {
-	size_t k;
-
-	if (!o->sites_cap)
-		return NULL;
-	for (k = objs_mix(key) & (o->sites_cap - 1);; k = (k + 1) & (o->sites_cap - 1))
-		if (!o->sites[k].key || o->sites[k].key == key)
-			return &o->sites[k];
+	for (size_t c = 0, i; (i = hash_walk(&o->site_ix, hash_u64(key), &c)) != HASH_NONE;)
+		if (o->sites[i].key == key)
+			return &o->sites[i];
+	return NULL;
 }
 
 /* A path number the agent defined; a later definition replaces it (the
  * numbers start again after exec). */
 static int objs_site_put(struct prof_objs *o, uint64_t key, uint32_t path)
 {
-	struct prof_site *s;
+	struct prof_site *s = objs_site(o, key);
+	int err;
 
-	if ((o->nsites + 1) * 2 > o->sites_cap) {
-		struct prof_site *old = o->sites;
-		size_t oldcap = o->sites_cap;
-
-		o->sites_cap = oldcap ? oldcap * 2 : 256;
-		o->sites = calloc(o->sites_cap, sizeof(*o->sites));
-		if (!o->sites) {
-			o->sites = old;
-			o->sites_cap = oldcap;
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i].key)
-				*objs_site_slot(o, old[i].key) = old[i];
-		free(old);
+	if (s) {
+		s->path = path;
+		return 0;
 	}
-	s = objs_site_slot(o, key);
-	if (!s->key)
-		o->nsites++;
-	s->key = key;
-	s->path = path;
-	return 0;
+	err = array_grow(&o->sites, &o->sites_cap, o->nsites, sizeof(*o->sites));
+	if (!err)
+		err = hash_add(&o->site_ix, hash_u64(key), o->nsites);
+	if (!err)
+		o->sites[o->nsites++] = (struct prof_site){ key, path };
+	return err;
 }
 
 static int objs_add_alloc(struct profile *p, const struct rec_alloc *r)
@@ -150,10 +102,10 @@ static int objs_add_alloc(struct profile *p, const struct rec_alloc *r)
 		if (!err && r->site)
 			err = objs_site_put(o, key, a.path);
 	} else if (r->site) {
-		const struct prof_site *s = objs_site_slot(o, key);
+		const struct prof_site *s = objs_site(o, key);
 
 		/* Its definition may have been dropped: no path then. */
-		if (s && s->key)
+		if (s)
 			a.path = s->path;
 	}
 	if (!err)
@@ -188,8 +140,9 @@ void profile_objs_free(struct profile *p)
 	free(o->allocs);
 	free(o->frees);
 	free(o->paths);
-	free(o->path_tab);
+	hash_free(&o->path_ix);
 	free(o->sites);
+	hash_free(&o->site_ix);
 	memset(o, 0, sizeof(*o));
 }
 

@@ -59,6 +59,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/core/array.h"
+#include "lib/core/hash.h"
+
 #define BUILD_ID_MAX 20 /* rec_mmap.build_id */
 
 /* ---- string interning ---- */
@@ -71,15 +74,11 @@ struct str_block {
 	char data[];
 };
 
-struct str_slot {
-	uint64_t hash;
-	const char *s;
-};
-
 struct strtab {
 	struct str_block *blocks;
-	struct str_slot *slot;
-	size_t cap, n; /* cap is a power of two */
+	const char **s; /* every string, in the order interned */
+	size_t n, cap;
+	struct hash ix; /* over s */
 };
 
 /* ---- per-file symbol tables ---- */
@@ -156,7 +155,7 @@ struct sym_proc {
 /* ---- memo of resolved code addresses ---- */
 
 struct memo_ent {
-	const struct sym_file *f; /* NULL: empty slot */
+	const struct sym_file *f;
 	uint64_t v;               /* file-relative address */
 	uint64_t start, size;     /* file-relative */
 	const char *name, *src;
@@ -166,10 +165,12 @@ struct memo_ent {
 struct symbolizer {
 	struct strtab str;
 	struct sym_file *files, **files_tail;
-	struct sym_proc **proc; /* open addressing on pid */
-	size_t proc_cap, proc_n;
-	struct memo_ent *memo; /* open addressing on (file, address) */
-	size_t memo_cap, memo_n;
+	struct sym_proc **proc; /* each allocated once, so pointers stay valid */
+	size_t proc_n, proc_cap;
+	struct hash proc_ix;    /* over proc, by pid */
+	struct memo_ent *memo;
+	size_t memo_n, memo_cap;
+	struct hash memo_ix;    /* over memo, by (file, address) */
 	uint64_t pagesz;
 };
 
@@ -178,46 +179,6 @@ static const Dwfl_Callbacks sym_dwfl_cb = {
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t str_hash(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
-}
-
-static int str_grow(struct strtab *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 1024;
-	struct str_slot *slot = calloc(cap, sizeof(*slot));
-
-	if (!slot)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->slot[i].s)
-			continue;
-		size_t j = t->slot[i].hash & (cap - 1);
-		while (slot[j].s)
-			j = (j + 1) & (cap - 1);
-		slot[j] = t->slot[i];
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->cap = cap;
-	return 0;
-}
 
 static char *str_alloc(struct strtab *t, size_t len)
 {
@@ -248,26 +209,22 @@ static char *str_alloc(struct strtab *t, size_t len)
 /* The interned copy of s; NULL only when s is NULL or memory ran out. */
 static const char *str_intern(struct strtab *t, const char *s)
 {
+	size_t len;
+	uint64_t hv;
+	char *p;
+
 	if (!s)
 		return NULL;
-	if ((t->n + 1) * 2 > t->cap && str_grow(t) < 0)
-		return NULL;
-
-	size_t len = strlen(s);
-	uint64_t h = str_hash(s, len);
-	size_t j = h & (t->cap - 1);
-
-	for (; t->slot[j].s; j = (j + 1) & (t->cap - 1))
-		if (t->slot[j].hash == h && strcmp(t->slot[j].s, s) == 0)
-			return t->slot[j].s;
-
-	char *p = str_alloc(t, len + 1);
-	if (!p)
+	len = strlen(s);
+	hv = hash_bytes(s, len);
+	for (size_t c = 0, i; (i = hash_walk(&t->ix, hv, &c)) != HASH_NONE;)
+		if (strcmp(t->s[i], s) == 0)
+			return t->s[i];
+	p = str_alloc(t, len + 1);
+	if (!p || array_grow(&t->s, &t->cap, t->n, sizeof(*t->s)) || hash_add(&t->ix, hv, t->n))
 		return NULL;
 	memcpy(p, s, len + 1);
-	t->slot[j].hash = h;
-	t->slot[j].s = p;
-	t->n++;
+	t->s[t->n++] = p;
 	return p;
 }
 
@@ -279,7 +236,8 @@ static void str_free(struct strtab *t)
 		t->blocks = b->next;
 		free(b);
 	}
-	free(t->slot);
+	free(t->s);
+	hash_free(&t->ix);
 }
 
 /* ---- symbol tables ---- */
@@ -339,15 +297,8 @@ struct cand_vec {
 
 static int cand_push(struct cand_vec *cv, const struct sym_cand *c)
 {
-	if (cv->n == cv->cap) {
-		size_t cap = cv->cap ? cv->cap * 2 : 256;
-		struct sym_cand *v = realloc(cv->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		cv->v = v;
-		cv->cap = cap;
-	}
+	if (array_grow(&cv->v, &cv->cap, cv->n, sizeof(*cv->v)))
+		return -ENOMEM;
 	cv->v[cv->n++] = *c;
 	return 0;
 }
@@ -671,73 +622,40 @@ static struct sym_file *file_get(struct symbolizer *s, const char *path,
 
 /* ---- processes ---- */
 
-static int proc_table_grow(struct symbolizer *s)
-{
-	size_t cap = s->proc_cap ? s->proc_cap * 2 : 64;
-	struct sym_proc **slot = calloc(cap, sizeof(*slot));
-
-	if (!slot)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->proc_cap; i++) {
-		struct sym_proc *p = s->proc[i];
-
-		if (!p)
-			continue;
-		size_t j = mix64(p->pid) & (cap - 1);
-		while (slot[j])
-			j = (j + 1) & (cap - 1);
-		slot[j] = p;
-	}
-	free(s->proc);
-	s->proc = slot;
-	s->proc_cap = cap;
-	return 0;
-}
-
 /* pid's module set; created empty when create is set.  Entries are never
  * removed (sym_forget empties them), so pointers stay valid. */
 static struct sym_proc *proc_get(struct symbolizer *s, uint32_t pid,
 				 bool create, int *err)
 {
-	size_t j;
+	struct sym_proc *p;
 
 	*err = 0;
-	if (s->proc_cap) {
-		for (j = mix64(pid) & (s->proc_cap - 1); s->proc[j];
-		     j = (j + 1) & (s->proc_cap - 1))
-			if (s->proc[j]->pid == pid)
-				return s->proc[j];
-	}
+	for (size_t c = 0, i; (i = hash_walk(&s->proc_ix, hash_u64(pid), &c)) != HASH_NONE;)
+		if (s->proc[i]->pid == pid)
+			return s->proc[i];
 	if (!create)
 		return NULL;
-	if ((s->proc_n + 1) * 2 > s->proc_cap && (*err = proc_table_grow(s)) < 0)
-		return NULL;
-
-	struct sym_proc *p = calloc(1, sizeof(*p));
+	p = calloc(1, sizeof(*p));
 	if (!p) {
 		*err = -ENOMEM;
 		return NULL;
 	}
 	p->pid = pid;
-	for (j = mix64(pid) & (s->proc_cap - 1); s->proc[j];
-	     j = (j + 1) & (s->proc_cap - 1))
-		;
-	s->proc[j] = p;
-	s->proc_n++;
+	*err = array_grow(&s->proc, &s->proc_cap, s->proc_n, sizeof(*s->proc));
+	if (!*err)
+		*err = hash_add(&s->proc_ix, hash_u64(pid), s->proc_n);
+	if (*err) {
+		free(p);
+		return NULL;
+	}
+	s->proc[s->proc_n++] = p;
 	return p;
 }
 
 static int proc_push(struct sym_proc *p, const struct sym_inst *in)
 {
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		struct sym_inst *v = realloc(p->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		p->v = v;
-		p->cap = cap;
-	}
+	if (array_grow(&p->v, &p->cap, p->n, sizeof(*p->v)))
+		return -ENOMEM;
 	p->v[p->n++] = *in;
 	p->dirty = true;
 	return 0;
@@ -845,32 +763,9 @@ static int file_bias(const struct sym_file *f, uint64_t start, uint64_t pgoff,
 
 /* ---- memo ---- */
 
-static size_t memo_slot(const struct symbolizer *s, const struct sym_file *f,
-			uint64_t v)
+static uint64_t memo_hash(const struct sym_file *f, uint64_t v)
 {
-	return mix64((uint64_t)(uintptr_t)f * 0x9e3779b97f4a7c15ull ^ v) &
-	       (s->memo_cap - 1);
-}
-
-static int memo_grow(struct symbolizer *s)
-{
-	size_t old = s->memo_cap, cap = old ? old * 2 : 4096;
-	struct memo_ent *m = s->memo, *nm = calloc(cap, sizeof(*nm));
-
-	if (!nm)
-		return -ENOMEM;
-	s->memo = nm;
-	s->memo_cap = cap;
-	for (size_t i = 0; i < old; i++) {
-		if (!m[i].f)
-			continue;
-		size_t j = memo_slot(s, m[i].f, m[i].v);
-		while (nm[j].f)
-			j = (j + 1) & (cap - 1);
-		nm[j] = m[i];
-	}
-	free(m);
-	return 0;
+	return hash_mix((uintptr_t)f, v);
 }
 
 /*
@@ -933,15 +828,8 @@ static int file_cus(struct sym_file *f)
 		while ((o = dwarf_ranges(cu, o, &base, &lo, &hi)) > 0) {
 			if (lo >= hi)
 				continue;
-			if (f->ncu == cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				struct cu_range *v = realloc(f->cu, ncap * sizeof(*v));
-
-				if (!v)
-					return -ENOMEM;
-				f->cu = v;
-				cap = ncap;
-			}
+			if (array_grow(&f->cu, &cap, f->ncu, sizeof(*f->cu)))
+				return -ENOMEM;
 			f->cu[f->ncu++] = (struct cu_range){ lo + bias, hi + bias, 0,
 							     dwarf_dieoffset(cu) };
 		}
@@ -1038,30 +926,23 @@ static int code_resolve(struct symbolizer *s, struct sym_file *f, uint64_t v,
 static int memo_get(struct symbolizer *s, struct sym_file *f, uint64_t v,
 		    struct memo_ent *out)
 {
-	struct memo_ent m;
-	size_t j;
+	uint64_t hv = memo_hash(f, v);
 	int err;
 
-	if (s->memo_cap) {
-		for (j = memo_slot(s, f, v); s->memo[j].f;
-		     j = (j + 1) & (s->memo_cap - 1)) {
-			if (s->memo[j].f == f && s->memo[j].v == v) {
-				*out = s->memo[j];
-				return 0;
-			}
+	for (size_t c = 0, i; (i = hash_walk(&s->memo_ix, hv, &c)) != HASH_NONE;) {
+		if (s->memo[i].f == f && s->memo[i].v == v) {
+			*out = s->memo[i];
+			return 0;
 		}
 	}
-	err = code_resolve(s, f, v, &m);
-	if (err)
-		return err;
-	if ((s->memo_n + 1) * 2 > s->memo_cap && (err = memo_grow(s)) < 0)
-		return err;
-	for (j = memo_slot(s, f, v); s->memo[j].f; j = (j + 1) & (s->memo_cap - 1))
-		;
-	s->memo[j] = m;
-	s->memo_n++;
-	*out = m;
-	return 0;
+	err = code_resolve(s, f, v, out);
+	if (!err)
+		err = array_grow(&s->memo, &s->memo_cap, s->memo_n, sizeof(*s->memo));
+	if (!err)
+		err = hash_add(&s->memo_ix, hv, s->memo_n);
+	if (!err)
+		s->memo[s->memo_n++] = *out;
+	return err;
 }
 
 /* ---- API ---- */
@@ -1094,14 +975,14 @@ void sym_destroy(struct symbolizer *s)
 		file_close(f);
 		free(f);
 	}
-	for (size_t i = 0; i < s->proc_cap; i++) {
-		if (s->proc[i]) {
-			free(s->proc[i]->v);
-			free(s->proc[i]);
-		}
+	for (size_t i = 0; i < s->proc_n; i++) {
+		free(s->proc[i]->v);
+		free(s->proc[i]);
 	}
 	free(s->proc);
+	hash_free(&s->proc_ix);
 	free(s->memo);
+	hash_free(&s->memo_ix);
 	str_free(&s->str);
 	free(s);
 }

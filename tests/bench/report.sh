@@ -18,7 +18,7 @@
 #   file MB    size of the profile(s) on disk (compressed)
 #
 # The target is under 1 s; the last column says whether the median met
-# it.  comm records are summed as they are read (lib/comm.c, comm_fold),
+# it.  comm records are summed as they are read (lib/tools/comm/model.c, comm_fold),
 # so their RSS stays that of the aggregate; record samples are kept (the
 # samples view lists them; 56 bytes each).  The machine should be
 # otherwise idle.

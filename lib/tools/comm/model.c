@@ -31,10 +31,10 @@
 #include <string.h>
 
 #include "lib/core/array.h"
+#include "lib/core/hash.h"
 #include "lib/core/names.h"
 #include "lib/core/objmap.h"
 #include "lib/tools/comm/comm.h"
-#include "lib/tools/comm/parts.h"
 
 const char *comm_kind_name(int kind)
 {
@@ -48,74 +48,6 @@ const char *comm_level_name(int level)
 	static const char *const names[CL_NLEVEL] = { "thread", "core", "node" };
 
 	return level >= 0 && level < CL_NLEVEL ? names[level] : "?";
-}
-
-/* An open-addressing table from a pair of 64-bit keys to an index. */
-struct idx_map {
-	uint64_t (*key)[2];
-	size_t *val;
-	size_t cap, n;
-};
-
-static uint64_t idx_hash(uint64_t k0, uint64_t k1)
-{
-	uint64_t k = k0 ^ (k1 * 0x9e3779b97f4a7c15ull);
-
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return k;
-}
-
-/* The slot for (k0, k1); *found says whether it holds it. */
-static int idx_get(struct idx_map *h, uint64_t k0, uint64_t k1, size_t **val, int *found)
-{
-	size_t i;
-
-	if ((h->n + 1) * 2 > h->cap) {
-		size_t ncap = h->cap ? h->cap * 2 : 1024;
-		uint64_t (*nk)[2] = calloc(ncap, sizeof(*nk));
-		size_t *nv = calloc(ncap, sizeof(*nv));
-
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
-			return -ENOMEM;
-		}
-		for (size_t k = 0; k < h->cap; k++) {
-			if (!h->val[k])
-				continue;
-			for (i = idx_hash(h->key[k][0], h->key[k][1]) & (ncap - 1); nv[i];
-			     i = (i + 1) & (ncap - 1))
-				;
-			nk[i][0] = h->key[k][0];
-			nk[i][1] = h->key[k][1];
-			nv[i] = h->val[k];
-		}
-		free(h->key);
-		free(h->val);
-		h->key = nk;
-		h->val = nv;
-		h->cap = ncap;
-	}
-	/* val 0 marks a free slot: callers store index + 1. */
-	for (i = idx_hash(k0, k1) & (h->cap - 1); h->val[i]; i = (i + 1) & (h->cap - 1))
-		if (h->key[i][0] == k0 && h->key[i][1] == k1)
-			break;
-	*found = h->val[i] != 0;
-	if (!*found) {
-		h->key[i][0] = k0;
-		h->key[i][1] = k1;
-		h->n++;
-	}
-	*val = &h->val[i];
-	return 0;
-}
-
-static void idx_free(struct idx_map *h)
-{
-	free(h->key);
-	free(h->val);
 }
 
 /* Dense indices for the cores and nodes of the profile's topology. */
@@ -226,42 +158,42 @@ static int code_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->loc, y->loc);
 }
 
-/* Index of a named row in a table keyed by two string hashes (128 bits
- * make a collision between names as good as impossible). */
-static void name_key(const char *name, uint64_t *k, uint64_t *k2)
+static uint64_t name_hash(const char *name)
 {
-	*k = 1469598103934665603ull;
-	*k2 = 5381;
-	for (const char *s = name; *s; s++) {
-		*k = (*k ^ (unsigned char)*s) * 1099511628211ull;
-		*k2 = *k2 * 33 + (unsigned char)*s;
-	}
+	return hash_bytes(name, strlen(name));
 }
 
-static int name_row(struct idx_map *h, const char *name, void *arrp, size_t *n, size_t *cap,
+/* The row of name in arr, an array of comm_object or comm_code (name is
+ * the first member of both) indexed by ix; HASH_NONE if none. */
+static size_t name_find(const struct hash *ix, const void *arr, size_t elem, const char *name)
+{
+	for (size_t c = 0, i; (i = hash_walk(ix, name_hash(name), &c)) != HASH_NONE;)
+		if (!strcmp(*(char *const *)((const char *)arr + i * elem), name))
+			return i;
+	return HASH_NONE;
+}
+
+/* The row of name in the array at arrp, added if new. */
+static int name_row(struct hash *ix, const char *name, void *arrp, size_t *n, size_t *cap,
 		    size_t elem, size_t *row)
 {
-	uint64_t k, k2;
-	size_t *v;
-	int found, err;
+	char *dup;
+	int err;
 
-	name_key(name, &k, &k2);
-	err = idx_get(h, k, k2, &v, &found);
-	if (err)
+	*row = name_find(ix, *(void **)arrp, elem, name);
+	if (*row != HASH_NONE)
+		return 0;
+	dup = strdup(name);
+	err = dup ? array_grow(arrp, cap, *n, elem) : -ENOMEM;
+	if (!err)
+		err = hash_add(ix, name_hash(name), *n);
+	if (err) {
+		free(dup);
 		return err;
-	if (!found) {
-		char *dup = strdup(name);
-
-		if (!dup || array_grow(arrp, cap, *n, elem)) {
-			free(dup);
-			return -ENOMEM;
-		}
-		memset((char *)*(void **)arrp + *n * elem, 0, elem);
-		/* name is the first member of both row types */
-		*(char **)((char *)*(void **)arrp + *n * elem) = dup;
-		*v = ++*n;
 	}
-	*row = *v - 1;
+	memset((char *)*(void **)arrp + *n * elem, 0, elem);
+	*(char **)((char *)*(void **)arrp + *n * elem) = dup;
+	*row = (*n)++;
 	return 0;
 }
 
@@ -290,7 +222,7 @@ static void comm_obj_name(const struct objmap *om, const struct profile *p, uint
 static int comm_lines_finish(const struct profile *p, struct comm_model *m)
 {
 	struct objmap *om = NULL;
-	struct idx_map names = { 0 };
+	struct hash names = { 0 };
 	size_t cap = 0;
 	int err = objmap_build(&om, p);
 
@@ -319,35 +251,20 @@ static int comm_lines_finish(const struct profile *p, struct comm_model *m)
 			m->objs[row].w[k] += l->w[k];
 		m->objs[row].lines++;
 	}
-	idx_free(&names);
 	objmap_free(om);
-	if (err)
-		return err;
-	if (m->nobjs)
+	if (!err && m->nobjs)
 		qsort(m->objs, m->nobjs, sizeof(*m->objs), obj_cmp);
 	/* Lines point at their object by name after the sort. */
-	memset(&names, 0, sizeof(names));
-	for (size_t k = 0; k < m->nobjs && !err; k++) {
-		uint64_t k0, k1;
-		size_t *v;
-		int found;
-
-		name_key(m->objs[k].name, &k0, &k1);
-		err = idx_get(&names, k0, k1, &v, &found);
-		if (!err)
-			*v = k + 1;
-	}
+	hash_clear(&names);
+	for (size_t k = 0; k < m->nobjs && !err; k++)
+		err = hash_add(&names, name_hash(m->objs[k].name), k);
 	for (size_t i = 0; i < m->nlines && !err; i++) {
-		uint64_t k0, k1;
-		size_t *v;
-		int found;
+		size_t k = name_find(&names, m->objs, sizeof(*m->objs), m->lines[i].object);
 
-		name_key(m->lines[i].object, &k0, &k1);
-		err = idx_get(&names, k0, k1, &v, &found);
-		if (!err && found)
-			m->lines[i].obj = (int)(*v - 1);
+		if (k != HASH_NONE)
+			m->lines[i].obj = (int)k;
 	}
-	idx_free(&names);
+	hash_free(&names);
 	return err;
 }
 
@@ -357,24 +274,33 @@ struct comm_pair {
 	double w[CM_NKIND];
 };
 
+/* A code address of an image, and its row in comm_model.codes. */
+struct comm_ip {
+	uint64_t ip;
+	uint32_t image, row;
+};
+
 /* Running sums of comm records (see the top of this file). */
 struct comm_acc {
 	int ready;                    /* weights read from the meta */
-	struct idx_map pair_ix, cpu_ix, line_ix, code_ix, ip_ix;
 	struct comm_pair *pairs, *cpus;
-	size_t npairs, pairs_cap, ncpus, cpus_cap, lines_cap, codes_cap;
+	struct comm_ip *ips;
+	size_t npairs, pairs_cap, ncpus, cpus_cap, nips, ips_cap, lines_cap, codes_cap;
+	/* over pairs, cpus, m.lines, m.codes (by name) and ips */
+	struct hash pair_ix, cpu_ix, line_ix, code_ix, ip_ix;
 	struct comm_model m;          /* counters, totals, lines and codes so far */
 };
 
 static void comm_acc_free(struct comm_acc *a)
 {
-	idx_free(&a->pair_ix);
-	idx_free(&a->cpu_ix);
-	idx_free(&a->line_ix);
-	idx_free(&a->code_ix);
-	idx_free(&a->ip_ix);
+	hash_free(&a->pair_ix);
+	hash_free(&a->cpu_ix);
+	hash_free(&a->line_ix);
+	hash_free(&a->code_ix);
+	hash_free(&a->ip_ix);
 	free(a->pairs);
 	free(a->cpus);
+	free(a->ips);
 	comm_free(&a->m);
 	memset(a, 0, sizeof(*a));
 }
@@ -405,22 +331,27 @@ static void comm_acc_ready(struct comm_acc *a, const struct profile *p)
 	a->ready = 1;
 }
 
-static int pair_add(struct idx_map *ix, struct comm_pair **arr, size_t *n, size_t *cap,
+static int pair_add(struct hash *ix, struct comm_pair **arr, size_t *n, size_t *cap,
 		    uint32_t x, uint32_t y, int kind, double w)
 {
-	size_t *v;
-	int found, err = idx_get(ix, x, y, &v, &found);
+	uint64_t hv = hash_u64((uint64_t)x << 32 | y);
+	size_t i;
+	int err;
 
-	if (err)
-		return err;
-	if (!found) {
-		if (array_grow(arr, cap, *n, sizeof(**arr)))
-			return -ENOMEM;
-		(*arr)[*n] = (struct comm_pair){ x, y, { 0 } };
-		*v = ++*n;
+	for (size_t c = 0; (i = hash_walk(ix, hv, &c)) != HASH_NONE;)
+		if ((*arr)[i].a == x && (*arr)[i].b == y)
+			break;
+	if (i == HASH_NONE) {
+		err = array_grow(arr, cap, *n, sizeof(**arr));
+		if (!err)
+			err = hash_add(ix, hv, *n);
+		if (err)
+			return err;
+		i = (*n)++;
+		(*arr)[i] = (struct comm_pair){ x, y, { 0 } };
 	}
-	(*arr)[*v - 1].w[CM_ALL] += w;
-	(*arr)[*v - 1].w[kind] += w;
+	(*arr)[i].w[CM_ALL] += w;
+	(*arr)[i].w[kind] += w;
 	return 0;
 }
 
@@ -429,24 +360,57 @@ static int code_row(struct comm_acc *a, const struct profile *p, uint32_t pid, u
 		    uint32_t image, uint64_t ip, size_t *row)
 {
 	struct comm_model *m = &a->m;
+	uint64_t hv = hash_mix(ip, image);
 	char loc[512];
-	size_t *v;
-	int found, err = idx_get(&a->ip_ix, ip, image, &v, &found);
+	int err;
 
-	if (err)
-		return err;
-	if (found) {
-		*row = *v - 1;
-		return 0;
+	for (size_t c = 0, i; (i = hash_walk(&a->ip_ix, hv, &c)) != HASH_NONE;) {
+		if (a->ips[i].ip == ip && a->ips[i].image == image) {
+			*row = a->ips[i].row;
+			return 0;
+		}
 	}
 	names_code(p, pid, time, ip, loc, sizeof(loc));
 	err = name_row(&a->code_ix, loc, &m->codes, &m->ncodes, &a->codes_cap, sizeof(*m->codes),
 		       row);
 	if (!err)
-		*v = *row + 1;
-	else
-		*v = 0; /* not cached: the slot stays free */
+		err = array_grow(&a->ips, &a->ips_cap, a->nips, sizeof(*a->ips));
+	if (!err)
+		err = hash_add(&a->ip_ix, hv, a->nips);
+	if (!err)
+		a->ips[a->nips++] = (struct comm_ip){ ip, image, (uint32_t)*row };
 	return err;
+}
+
+/* The line of addr in an image, added if new. */
+static int line_of(struct comm_acc *acc, const struct rec_comm *c, uint32_t image,
+		   struct comm_line **out)
+{
+	struct comm_model *m = &acc->m;
+	uint64_t line = c->addr & ~63ull, hv = hash_mix(line, image);
+	struct comm_line *l;
+	int err;
+
+	for (size_t k = 0, i; (i = hash_walk(&acc->line_ix, hv, &k)) != HASH_NONE;) {
+		if (m->lines[i].line == line && m->lines[i].image == image) {
+			*out = &m->lines[i];
+			return 0;
+		}
+	}
+	err = array_grow(&m->lines, &acc->lines_cap, m->nlines, sizeof(*m->lines));
+	if (!err)
+		err = hash_add(&acc->line_ix, hv, m->nlines);
+	if (err)
+		return err;
+	l = &m->lines[m->nlines++];
+	memset(l, 0, sizeof(*l));
+	l->pid = c->pid;
+	l->image = image;
+	l->time = c->time;
+	l->line = line;
+	l->obj = -1;
+	*out = l;
+	return 0;
 }
 
 static int comm_acc_add(struct comm_acc *acc, const struct profile *p, const struct rec_comm *c)
@@ -458,8 +422,8 @@ static int comm_acc_add(struct comm_acc *acc, const struct profile *p, const str
 	double w;
 	uint32_t image = profile_image(p, c->pid, c->time);
 	struct comm_line *l;
-	size_t *v, row;
-	int found, err;
+	size_t row;
+	int err;
 
 	if (!acc->ready)
 		comm_acc_ready(acc, p);
@@ -476,23 +440,9 @@ static int comm_acc_add(struct comm_acc *acc, const struct profile *p, const str
 		err = pair_add(&acc->cpu_ix, &acc->cpus, &acc->ncpus, &acc->cpus_cap, c->cpu,
 			       c->pub_cpu, kind, w);
 	if (!err)
-		err = idx_get(&acc->line_ix, c->addr & ~63ull, image, &v, &found);
+		err = line_of(acc, c, image, &l);
 	if (err)
 		return err;
-	if (!found) {
-		if (array_grow(&m->lines, &acc->lines_cap, m->nlines, sizeof(*m->lines))) {
-			*v = 0;
-			return -ENOMEM;
-		}
-		l = &m->lines[m->nlines];
-		memset(l, 0, sizeof(*l));
-		l->pid = c->pid;
-		l->time = c->time;
-		l->line = c->addr & ~63ull;
-		l->obj = -1;
-		*v = ++m->nlines;
-	}
-	l = &m->lines[*v - 1];
 	l->w[CM_ALL] += w;
 	l->w[kind] += w;
 	l->events++;
@@ -730,7 +680,7 @@ static struct comm_state *comm_state(const struct profile *p)
 	return s;
 }
 
-int comm_fold(struct profile *p, const struct rec_hdr *r)
+static int comm_fold(struct profile *p, const struct rec_hdr *r)
 {
 	struct comm_state *s;
 

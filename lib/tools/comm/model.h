@@ -28,6 +28,7 @@ struct comm_line_thread {
 
 struct comm_line {
 	uint32_t pid;     /* of the first event, for symbols */
+	uint32_t image;   /* profile_image() of it: lines of one address in two images differ */
 	uint64_t time;
 	uint64_t line;    /* address */
 	double w[CM_NKIND];
@@ -78,12 +79,10 @@ int comm_build(const struct profile *p, struct comm_model *m);
 void comm_free(struct comm_model *m);
 /* The model of p, built on first use and kept with the profile. */
 const struct comm_model *comm_of(const struct profile *p);
-/*
- * prof_ops.fold for comm: sums a REC_COMM record as it is read instead of
- * keeping it (comm_of then finishes the sums).  0, 1 if r is not a comm
- * record, or -errno.
- */
-int comm_fold(struct profile *p, const struct rec_hdr *r);
+/* A comm profile's records for lib/core/profile.h: their types, the fold
+ * that sums each as it is read instead of keeping it (comm_of then
+ * finishes the sums), the addresses to symbolize, the pids to merge. */
+extern const struct prof_ops comm_prof;
 
 static inline double comm_cell(const struct comm_model *m, int level, int kind,
 			       size_t i, size_t j)

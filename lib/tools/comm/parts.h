@@ -4,15 +4,14 @@
 #define CDT_TOOLS_COMM_PARTS_H
 
 #include "lib/core/view.h"
+#include "lib/tools/comm/model.h"
 
 struct agent_tool;
-struct prof_ops;
 struct run_ops;
 struct tui_screen;
 
 extern const struct agent_tool comm_agent;  /* agent.c */
 extern const struct run_ops comm_run;       /* options.c */
-extern const struct prof_ops comm_prof;     /* model.c */
 extern const struct view comm_views[];      /* views.c */
 extern const char *const comm_report[];     /* views.c */
 int comm_tui(const struct profile *p, const struct view *views, struct tui_screen **s,

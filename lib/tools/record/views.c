@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/array.h"
+#include "lib/core/hash.h"
 #include "lib/core/names.h"
 #include "lib/core/objmap.h"
 #include "lib/core/view.h"
@@ -23,69 +25,54 @@ struct agg_row {
 };
 
 struct agg {
-	struct agg_row *rows;
+	struct agg_row *rows; /* in the order first seen, until agg_sort */
 	size_t n, cap;
+	struct hash ix;       /* over rows, by key */
 	uint64_t total;
 };
 
 static struct agg_row *agg_get(struct agg *a, const char *key)
 {
-	/* Linear probing on a small open table keyed by string hash. */
-	uint64_t h = 1469598103934665603ull;
-	size_t i;
+	uint64_t hv = hash_bytes(key, strlen(key));
+	char *dup;
 
-	if ((a->n + 1) * 2 > a->cap) {
-		size_t ncap = a->cap ? a->cap * 2 : 256;
-		struct agg_row *nr = calloc(ncap, sizeof(*nr));
-
-		if (!nr)
-			return NULL;
-		for (size_t k = 0; k < a->cap; k++) {
-			uint64_t hh = 1469598103934665603ull;
-
-			if (!a->rows[k].key)
-				continue;
-			for (const char *s = a->rows[k].key; *s; s++)
-				hh = (hh ^ (unsigned char)*s) * 1099511628211ull;
-			for (i = hh & (ncap - 1); nr[i].key; i = (i + 1) & (ncap - 1))
-				;
-			nr[i] = a->rows[k];
-		}
-		free(a->rows);
-		a->rows = nr;
-		a->cap = ncap;
-	}
-	for (const char *s = key; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	for (i = h & (a->cap - 1); a->rows[i].key; i = (i + 1) & (a->cap - 1))
+	for (size_t c = 0, i; (i = hash_walk(&a->ix, hv, &c)) != HASH_NONE;)
 		if (!strcmp(a->rows[i].key, key))
 			return &a->rows[i];
-	a->rows[i].key = strdup(key);
-	if (!a->rows[i].key)
+	dup = strdup(key);
+	if (!dup || array_grow(&a->rows, &a->cap, a->n, sizeof(*a->rows)) ||
+	    hash_add(&a->ix, hv, a->n)) {
+		free(dup);
 		return NULL;
-	a->rows[i].group = OBJMAP_NO_GROUP;
-	a->n++;
-	return &a->rows[i];
+	}
+	a->rows[a->n] = (struct agg_row){ .key = dup, .group = OBJMAP_NO_GROUP };
+	return &a->rows[a->n++];
 }
 
 static void agg_free(struct agg *a)
 {
-	for (size_t i = 0; i < a->cap; i++)
+	for (size_t i = 0; i < a->n; i++)
 		free(a->rows[i].key);
 	free(a->rows);
+	hash_free(&a->ix);
 }
 
 static int agg_cmp(const void *x, const void *y)
 {
 	const struct agg_row *a = x, *b = y;
 
-	if (!a->key || !b->key)
-		return !a->key - !b->key;
 	if (a->n != b->n)
 		return a->n > b->n ? -1 : 1;
 	if (a->bytes != b->bytes)
 		return a->bytes > b->bytes ? -1 : 1;
 	return strcmp(a->key, b->key);
+}
+
+/* Rows by samples, then bytes, then key; the index is stale after this. */
+static void agg_sort(struct agg *a)
+{
+	if (a->n) /* qsort wants rows even when there are none */
+		qsort(a->rows, a->n, sizeof(*a->rows), agg_cmp);
 }
 
 static uint32_t thread_index(const struct profile *p, uint32_t pid, uint32_t tid,
@@ -122,8 +109,7 @@ static int agg_table(struct agg *a, const struct view_opts *o, struct table *t)
 	size_t shown = 0;
 	int err = 0;
 
-	if (a->cap) /* qsort wants rows even when there are none */
-		qsort(a->rows, a->cap, sizeof(*a->rows), agg_cmp);
+	agg_sort(a);
 	for (size_t i = 0; i < a->n && !err; i++) {
 		const struct agg_row *r = &a->rows[i];
 		int nthr = 0;
@@ -276,8 +262,8 @@ static int view_allocs(const struct profile *p, const struct view_opts *o, struc
 			r->n++;
 		a.total++;
 	}
-	if (!err && a.cap)
-		qsort(a.rows, a.cap, sizeof(*a.rows), agg_cmp);
+	if (!err)
+		agg_sort(&a);
 	for (size_t i = 0; i < a.n && !err; i++) {
 		const struct agg_row *r = &a.rows[i];
 
