@@ -145,9 +145,10 @@ int ingest_drain(struct ingest *in, int final, uint64_t now,
 	uint64_t head = atomic_load_explicit(&a->hdr->head, memory_order_acquire);
 	int err = 0;
 
-	if (head < in->tail || head - in->tail > size) {
-		/* A forged head: nothing in the ring can be placed.  Start again
-		 * from our tail; writers reserve from there. */
+	if (head < in->tail || head - in->tail > size || head % REC_ALIGN) {
+		/* A forged head: nothing in the ring can be placed (records are
+		 * whole multiples of 8, so no true head is misaligned either).
+		 * Start again from our tail; writers reserve from there. */
 		ingest_reject(in, REJ_FRAME, size, "the ring's head %llu cannot follow its tail %llu",
 			      (unsigned long long)head, (unsigned long long)in->tail);
 		memset(a->ring, 0, size);

@@ -343,6 +343,21 @@ static void run_report_end(const struct run_ctx *c, int wst, struct run_result *
 	}
 }
 
+/* An agent's message as text: the program can forge one in the arena, and
+ * control bytes must not reach the terminal, so all but printable ASCII
+ * (all the agent writes) is shown as \xNN, and a backslash as \x5c. */
+static void run_put_text(const char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
+			fprintf(stderr, "\\x%02x", ch);
+		else
+			fputc(ch, stderr);
+	}
+}
+
 static void run_errors(const struct profile *p, int quiet)
 {
 	for (size_t i = 0; i < p->nerrors; i++) {
@@ -350,7 +365,9 @@ static void run_errors(const struct profile *p, int quiet)
 
 		if (quiet && e->err != EBUSY)
 			continue;
-		fprintf(stderr, "cdt: %s (%s)", e->msg, strerror(e->err));
+		fputs("cdt: ", stderr);
+		run_put_text(e->msg);
+		fprintf(stderr, " (%s)", strerror(e->err));
 		if (e->count > 1)
 			fprintf(stderr, " [%u times]", e->count);
 		fputc('\n', stderr);

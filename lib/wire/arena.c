@@ -2,6 +2,7 @@
 #include "lib/wire/arena.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -36,10 +37,13 @@ int arena_create(struct arena *a, size_t ring_size, const struct agent_cfg *cfg)
 		return -EINVAL;
 	size = arena_map_size(ring_size);
 	/* Not CLOEXEC: the agent finds it by number after exec. */
-	fd = memfd_create("cdt-arena", 0);
+	fd = memfd_create("cdt-arena", MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)size) < 0) {
+	/* The program holds the fd too: sealed, it cannot shrink the memfd
+	 * under our mapping (SIGBUS), resize it or seal it against writes. */
+	if (ftruncate(fd, (off_t)size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
 		err = -errno;
 		goto fail;
 	}
@@ -117,8 +121,10 @@ void *arena_reserve(struct arena *a, uint32_t size, uint16_t type)
 		/* Records never wrap: pad to the ring's end first. */
 		pad = off + size > a->ring_size ? a->ring_size - off : 0;
 		need = pad + size;
-		/* A tail past head (scribbled) reads as a full ring. */
-		if (head + need - tail > a->ring_size) {
+		/* A tail past head (scribbled) reads as a full ring; a head
+		 * that is not a multiple of 8 (scribbled) would put the record
+		 * astride the ring's end.  The front end resets a forged head. */
+		if (head + need - tail > a->ring_size || head % REC_ALIGN) {
 			arena_count_drop(a, size);
 			return NULL;
 		}

@@ -15,7 +15,9 @@
  * The arena is mapped into the program, which can write any of it.  So
  * both sides keep the ring's geometry in their own struct arena, taken
  * when they created or attached it, and never read it from the shared
- * header again; the consumer trusts nothing it reads from the ring.
+ * header again; the consumer trusts nothing it reads from the ring.  The
+ * program holds the memfd too: it is sealed against resizing, since a
+ * shrunk one would fault under every mapping.
  */
 #ifndef CDT_ARENA_H
 #define CDT_ARENA_H
