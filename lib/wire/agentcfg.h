@@ -60,10 +60,27 @@ enum wpt_type {
 	WPT_X = 4, /* execute breakpoint */
 };
 
-_Static_assert(sizeof(struct agent_event) == 48, "agent_event layout");
-_Static_assert(offsetof(struct agent_cfg, ev) == 32, "agent_cfg.ev");
-_Static_assert(offsetof(struct agent_cfg, counter) == 224, "agent_cfg.counter");
-_Static_assert(offsetof(struct agent_cfg, params) == 624, "agent_cfg.params");
-_Static_assert(sizeof(struct agent_cfg) == 880, "agent_cfg layout");
+#define CFG_FIELD(s, f, off) _Static_assert(offsetof(struct s, f) == (off), #s "." #f " is at " #off)
+_Static_assert(sizeof(struct agent_event) == 48, "agent_event is 48 bytes");
+CFG_FIELD(agent_event, type, 0);
+CFG_FIELD(agent_event, precise_ip, 4);
+CFG_FIELD(agent_event, config, 8);
+CFG_FIELD(agent_event, config1, 16);
+CFG_FIELD(agent_event, config2, 24);
+CFG_FIELD(agent_event, period, 32);
+CFG_FIELD(agent_event, kind, 40);
+_Static_assert(sizeof(struct agent_cfg) == 880, "agent_cfg is 880 bytes");
+CFG_FIELD(agent_cfg, tool, 0);
+CFG_FIELD(agent_cfg, source, 16);
+CFG_FIELD(agent_cfg, nevents, 20);
+CFG_FIELD(agent_cfg, flags, 24);
+CFG_FIELD(agent_cfg, ncounters, 28);
+CFG_FIELD(agent_cfg, ev, 32);
+CFG_FIELD(agent_cfg, counter, 224);
+CFG_FIELD(agent_cfg, counter_interval_ns, 608);
+CFG_FIELD(agent_cfg, max_steps, 616);
+CFG_FIELD(agent_cfg, ring_pages, 620);
+CFG_FIELD(agent_cfg, params, 624);
+#undef CFG_FIELD
 
 #endif

@@ -49,10 +49,21 @@ struct arena_hdr {
 	struct agent_cfg cfg;
 };
 
-_Static_assert(offsetof(struct arena_hdr, head) == 24, "arena_hdr.head");
-_Static_assert(offsetof(struct arena_hdr, tail) == 64, "arena_hdr.tail: a line of its own");
-_Static_assert(offsetof(struct arena_hdr, dropped_records) == 128, "arena_hdr.dropped_records");
-_Static_assert(offsetof(struct arena_hdr, cfg) == 192, "arena_hdr.cfg");
+/* Every agent of a run, and the front end, must agree on this layout
+ * (they are one build, and ARENA_VERSION says which): it fails to compile
+ * when a field moves.  tail has a cache line of its own, away from the
+ * producers' head. */
+REC_SIZE_IS(arena_hdr, 1072);
+REC_FIELD(arena_hdr, magic, 0);
+REC_FIELD(arena_hdr, version, 8);
+REC_FIELD(arena_hdr, hdr_size, 12);
+REC_FIELD(arena_hdr, ring_size, 16);
+REC_FIELD(arena_hdr, head, 24);
+REC_FIELD(arena_hdr, tail, 64);
+REC_FIELD(arena_hdr, dropped_records, 128);
+REC_FIELD(arena_hdr, dropped_bytes, 136);
+REC_FIELD(arena_hdr, agents, 144);
+REC_FIELD(arena_hdr, cfg, 192);
 _Static_assert(sizeof(struct arena_hdr) % REC_ALIGN == 0, "records in the ring stay aligned");
 
 /* One side's view of the arena: the mapping and the geometry it set up. */
