@@ -4,7 +4,7 @@
 #   make check      unit tests, end-to-end tests (ASan/UBSan front end), fuzz corpus replay
 #   make demo       profile a bundled workload and print its report
 #   make install    PREFIX=/usr/local DESTDIR=
-#   make fuzz       run the libFuzzer target on the data-file reader (clang)
+#   make fuzz       run the libFuzzer targets: the data-file reader, the front end (clang)
 #   make bench      overhead benchmarks (tests/bench/)
 #
 # Missing Debian packages are installed with apt-get when run as root;
@@ -139,16 +139,22 @@ $(GEN_BIN): $(B)/bench/%: tests/bench/%.c tests/bench/gen_common.h $(LIB_OBJ)
 
 unit: $(UNIT_BIN) $(AGENT_TEST_BIN)
 
-FUZZ_REPLAY := $(B)/asan/tests/fuzz_replay
-$(FUZZ_REPLAY): tests/fuzz/fuzz_datafile.c tests/fuzz/replay.c $(filter-out $(B)/agent_blob.o,$(ASAN_LIB_OBJ)) $(B)/agent_blob.o
+# The fuzz targets without libFuzzer, replaying their corpora (tests/run.sh):
+# fuzz_replay the reader's, fuzz_replay_profile the whole front end's.
+FUZZ_REPLAY := $(B)/asan/tests/fuzz_replay $(B)/asan/tests/fuzz_replay_profile
+$(B)/asan/tests/fuzz_replay: tests/fuzz/fuzz_datafile.c
+$(B)/asan/tests/fuzz_replay_profile: tests/fuzz/fuzz_profile.c
+$(FUZZ_REPLAY): tests/fuzz/replay.c $(filter-out $(B)/agent_blob.o,$(ASAN_LIB_OBJ)) $(B)/agent_blob.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ $(LIBS) -ldl
+	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $(filter %.c %.o,$^) $(LIBS) -ldl
 
 check: cdt $(B)/asan/cdt $(UNIT_BIN) $(AGENT_TEST_BIN) $(WORK_BIN) $(FUZZ_REPLAY) $(GEN_BIN)
 	@CDT=$(CURDIR)/$(B)/asan/cdt CDT_PLAIN=$(CURDIR)/cdt BUILD=$(CURDIR)/$(B) sh tests/run.sh
 
-fuzz: | $(B)/.deps
-	$(MAKE) -f tests/fuzz/fuzz.mk
+# libFuzzer (clang): tests/fuzz/fuzz.mk, given the front end to link.
+fuzz: $(B)/agent_blob.o | $(B)/.deps
+	$(MAKE) -f tests/fuzz/fuzz.mk FUZZ_LIB_SRC="$(LIB_SRC)" FUZZ_BLOB=$(B)/agent_blob.o \
+	  FUZZ_LIB_CFLAGS="$(PC_CFLAGS)" FUZZ_LIB_LIBS="$(LIBS) -ldl"
 
 bench: cdt $(WORK_BIN) $(GEN_BIN)
 	@sh tests/bench/run.sh record && echo && sh tests/bench/run.sh comm

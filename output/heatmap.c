@@ -23,10 +23,13 @@ static char heatmap_shade(double v, double max)
 	static const char ramp[] = HEATMAP_SHADES;
 	const size_t top = sizeof(ramp) - 2;
 	size_t i;
+	double r;
 
-	if (v <= 0 || max <= 0)
+	if (!(v > 0) || !(max > 0)) /* NaN too */
 		return ramp[0];
-	i = (size_t)(v / max * (double)top + 0.5);
+	/* inf / inf is NaN, which no cast may take */
+	r = v / max < 1 ? v / max : 1;
+	i = (size_t)(r * (double)top + 0.5);
 	if (i < 1)
 		i = 1;
 	return ramp[i > top ? top : i];
@@ -94,10 +97,10 @@ int heatmap_print(FILE *f, const struct heatmap *h, int width)
 		fputc('\n', f);
 	}
 	legend = snprintf(NULL, 0, "scale \"%s\" up to %.4g %s per cell; blank: 0",
-			  HEATMAP_SHADES + 1, max, h->unit);
+			  &HEATMAP_SHADES[1], max, h->unit);
 	/* Under the cells if it fits the width, else from the left margin. */
 	fprintf(f, "%*sscale \"%s\" up to %.4g %s per cell; blank: 0\n",
-		legend + (int)lw + 1 <= width ? (int)lw + 1 : 0, "", HEATMAP_SHADES + 1, max,
+		legend + (int)lw + 1 <= width ? (int)lw + 1 : 0, "", &HEATMAP_SHADES[1], max,
 		h->unit);
 	free(b);
 	return ferror(f) ? -EIO : 0;

@@ -101,14 +101,17 @@ static int hm_step(const struct hm *x, double v, int n)
 	double f;
 	int i;
 
-	if (v <= 0 || x->max <= 0)
+	if (!(v > 0) || !(x->max > 0)) /* NaN too */
 		return 0;
 	if (x->logscale && x->max > x->minpos)
 		f = 1.0 / n + (log(v) - log(x->minpos)) / (log(x->max) - log(x->minpos)) *
 				      (1.0 - 1.0 / n);
 	else
 		f = v / x->max;
-	/* Rounded as the text heatmap does; any nonzero cell is visible. */
+	/* Rounded as the text heatmap does; any nonzero cell is visible.
+	 * inf / inf is NaN, which no cast may take. */
+	if (!(f < 1))
+		f = 1;
 	i = (int)(f * n + 0.5);
 	return i < 1 ? 1 : i > n ? n : i;
 }

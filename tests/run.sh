@@ -34,6 +34,11 @@ done
 if [ -x "$BUILD/asan/tests/fuzz_replay" ]; then
 	run fuzz/corpus-replay "$BUILD/asan/tests/fuzz_replay" "$top/tests/fuzz/corpus"
 fi
+# The front end behind the reader: its own corpus, and the reader's too.
+if [ -x "$BUILD/asan/tests/fuzz_replay_profile" ]; then
+	run fuzz/profile-replay "$BUILD/asan/tests/fuzz_replay_profile" \
+		"$top/tests/fuzz/corpus-profile" "$top/tests/fuzz/corpus"
+fi
 for t in "$top"/tests/e2e/*.sh; do
 	[ -f "$t" ] && run "e2e/$(basename "$t" .sh)" sh "$t"
 done

@@ -525,13 +525,42 @@ static const struct rec_desc *profile_desc(const struct profile *p, uint16_t typ
 	return NULL;
 }
 
+/*
+ * The tool became known from its "tool" meta.  Its records that came
+ * before were kept as a stranger's, unchecked: they are taken again now,
+ * checked against their types and folded when reporting, as if the meta
+ * had come first (cdt writes it first; a file need not).  Otherwise the
+ * writer would put out records a reader of the copy refuses.
+ */
+static int profile_adopt(struct profile *p)
+{
+	struct rec_hdr **old = p->tool_recs;
+	size_t n = p->ntool_recs, i;
+	int err = 0;
+
+	p->tool_recs = NULL;
+	p->ntool_recs = 0;
+	p->caps[CAP_TOOL] = 0;
+	for (i = 0; i < n && !err; i++) {
+		err = profile_add(p, old[i]);
+		free(old[i]);
+	}
+	for (; i < n; i++)
+		free(old[i]);
+	free(old);
+	return err;
+}
+
 static int profile_add_meta(struct profile *p, const struct rec_meta *r)
 {
 	const char *k = r->kv, *v = k + strlen(k) + 1;
 	int err = profile_set_meta(p, k, v);
 
-	if (!err && !p->ops && p->ops_of && !strcmp(k, "tool"))
+	if (!err && !p->ops && p->ops_of && !strcmp(k, "tool")) {
 		p->ops = p->ops_of(v);
+		if (p->ops && p->ntool_recs)
+			err = profile_adopt(p);
+	}
 	return err;
 }
 
@@ -633,7 +662,9 @@ static int task_cmp(const void *a, const void *b)
 
 void profile_number_tasks(struct profile *p)
 {
-	qsort(p->tasks, p->ntasks, sizeof(*p->tasks), task_cmp);
+	/* qsort's array must not be NULL, even empty: a run may see no thread. */
+	if (p->ntasks)
+		qsort(p->tasks, p->ntasks, sizeof(*p->tasks), task_cmp);
 	for (size_t i = 0; i < p->ntasks; i++)
 		p->tasks[i].index = (uint32_t)i;
 	if (p->ix)

@@ -46,6 +46,7 @@ int view_print_one(const struct profile *p, const struct view *v, const struct v
 		   int strict)
 {
 	struct view_opts vo = o->vo;
+	FILE *f = o->out ? o->out : stdout;
 	int width = view_print_width(o->width);
 	int err, col = -1, sort = o->vo.sort != NULL;
 	char cols[512];
@@ -58,7 +59,7 @@ int view_print_one(const struct profile *p, const struct view *v, const struct v
 		sort = 0;
 	}
 	if (!o->csv && v->text && !sort)
-		return v->text(p, &o->vo, stdout, width);
+		return v->text(p, &o->vo, f, width);
 	if (sort)
 		vo.top = 0;
 	err = v->build(p, &vo, &t);
@@ -76,9 +77,9 @@ int view_print_one(const struct profile *p, const struct view *v, const struct v
 	}
 	if (!err) {
 		if (o->csv)
-			table_print_csv(&t, stdout);
+			table_print_csv(&t, f);
 		else
-			table_print_text(&t, stdout, width);
+			table_print_text(&t, f, width);
 	}
 	table_free(&t);
 	return err;
@@ -114,7 +115,7 @@ int view_print_report(const struct profile *p, const struct view *views,
 
 	for (const char *const *n = report; *n && !r; n++) {
 		if (n != report)
-			putchar('\n');
+			fputc('\n', o->out ? o->out : stdout);
 		r = view_print_one(p, view_find(views, *n), o, 0);
 	}
 	return r;

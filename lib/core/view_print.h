@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Printing views on stdout: one view, or a tool's default report (its
- * report views in order), as text that fits a width or as CSV, with
- * --sort applied to the whole table before it is cut to --top.
+ * Printing views on stdout (or another stream, view_print.out): one view,
+ * or a tool's default report (its report views in order), as text that
+ * fits a width or as CSV, with --sort applied to the whole table before
+ * it is cut to --top.
  */
 #ifndef CDT_CORE_VIEW_PRINT_H
 #define CDT_CORE_VIEW_PRINT_H
+
+#include <stdio.h>
 
 #include "lib/core/view.h"
 
@@ -18,6 +21,7 @@ struct view_print {
 	struct view_opts vo;
 	int csv;
 	int width; /* text columns: > 0, 0 for VIEW_PRINT_WIDTH, or VIEW_PRINT_WIDTH_FULL */
+	FILE *out; /* where the views go; NULL: stdout */
 };
 
 /* Top 20 rows, the 0.05% threshold, 80 columns of text. */

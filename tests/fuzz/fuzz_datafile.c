@@ -5,9 +5,9 @@
  * string of the copy, so a record the reader should have refused shows up
  * as an ASan overread instead of passing silently.
  *
- * Built with -DCDT_FUZZ_MUTATOR (tests/fuzz/fuzz.mk), a custom mutator
- * inflates the stream, mutates the records and deflates them again, so
- * mutations reach the record checks instead of dying in zlib's checksum.
+ * The libFuzzer build (tests/fuzz/fuzz.mk) links the custom mutator of
+ * mutator.c, so mutations reach the record checks instead of dying in
+ * zlib's checksum.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -217,74 +217,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(ret ? strlen(err) > 0 : err[0] == '\0');
 	return 0;
 }
-
-#ifdef CDT_FUZZ_MUTATOR
-#include <zlib.h>
-
-size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
-size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
-			       unsigned int seed);
-
-#define HDR 24u
-#define RAW_MAX (64u * 1024)
-
-/* Make a REC_END, if the mutation left one, count what precedes it. */
-static void end_fix(uint8_t *raw, size_t len)
-{
-	struct rec_hdr h;
-	struct rec_end e;
-	size_t off = 0, n = 0;
-
-	while (len - off >= sizeof(h)) {
-		memcpy(&h, raw + off, sizeof(h));
-		if (h.size < sizeof(h) || h.size % 8 || h.size > len - off)
-			return;
-		if (h.type == REC_END && h.size >= sizeof(e)) {
-			memcpy(&e, raw + off, sizeof(e));
-			e.records = n;
-			e.bytes = off;
-			memcpy(raw + off, &e, sizeof(e));
-			return;
-		}
-		off += h.size;
-		n++;
-	}
-}
-
-size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
-			       unsigned int seed)
-{
-	uint8_t *raw;
-	z_stream zs;
-	uLongf clen;
-	size_t rlen, out = 0;
-
-	if (seed % 4 == 0 || size < HDR || max_size <= HDR ||
-	    memcmp(data, DF_MAGIC, 8))
-		return LLVMFuzzerMutate(data, size, max_size);
-	raw = malloc(RAW_MAX);
-	if (!raw)
-		return LLVMFuzzerMutate(data, size, max_size);
-
-	/* whatever inflates before an error or the end of input */
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit(&zs) == Z_OK) {
-		zs.next_in = data + HDR;
-		zs.avail_in = (uInt)(size - HDR);
-		zs.next_out = raw;
-		zs.avail_out = RAW_MAX;
-		inflate(&zs, Z_FINISH);
-		rlen = RAW_MAX - zs.avail_out;
-		inflateEnd(&zs);
-		rlen = LLVMFuzzerMutate(raw, rlen, RAW_MAX);
-		if (seed & 8)
-			end_fix(raw, rlen);
-		clen = max_size - HDR;
-		/* stored blocks half of the time keep record bytes visible */
-		if (compress2(data + HDR, &clen, raw, rlen, (seed & 16) ? 0 : 6) == Z_OK)
-			out = HDR + clen;
-	}
-	free(raw);
-	return out ? out : LLVMFuzzerMutate(data, size, max_size);
-}
-#endif

@@ -305,7 +305,12 @@ static void comm_acc_free(struct comm_acc *a)
 	memset(a, 0, sizeof(*a));
 }
 
-static double meta_num(const struct profile *p, const char *key, double dflt)
+/* Debug registers per thread: x86 has 4, Arm up to 16; more is corrupt. */
+#define COMM_MAX_WP 64
+
+/* A positive number of at most max, else dflt: the file may say "1e999"
+ * or "nan", and weights must stay finite and wp fit an unsigned. */
+static double meta_num(const struct profile *p, const char *key, double dflt, double max)
 {
 	const char *v = profile_meta(p, key);
 	char *end;
@@ -314,7 +319,7 @@ static double meta_num(const struct profile *p, const char *key, double dflt)
 	if (!v)
 		return dflt;
 	d = strtod(v, &end);
-	return end != v && d > 0 ? d : dflt;
+	return end != v && d > 0 && d <= max ? d : dflt;
 }
 
 /* The scale of a detection, from the run's settings (meta precedes records). */
@@ -324,8 +329,9 @@ static void comm_acc_ready(struct comm_acc *a, const struct profile *p)
 	const char *src = profile_meta(p, "source");
 
 	m->soft = !src || strcmp(src, "pmu") != 0;
-	m->wp = (unsigned)meta_num(p, "wp", 0);
-	m->period = m->soft ? 1 : meta_num(p, "period", 1);
+	m->wp = (unsigned)meta_num(p, "wp", 0, COMM_MAX_WP);
+	/* agent_cfg's period is a u64 */
+	m->period = m->soft ? 1 : meta_num(p, "period", 1, (double)UINT64_MAX);
 	m->trap_scale = m->period * (m->wp ? 64.0 / (8.0 * m->wp) : 0);
 	m->unit = m->soft ? "weighted detections" : "transfers (estimated)";
 	a->ready = 1;
