@@ -52,7 +52,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(B)/agent_blob.o
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/%.o)
 
 # ASan/UBSan build of the front end (the agent cannot run under ASan).
-SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SAN := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all
 ASAN_LIB_OBJ := $(LIB_SRC:%.c=$(B)/asan/%.o) $(B)/agent_blob.o
 ASAN_CMD_OBJ := $(CMD_SRC:%.c=$(B)/asan/%.o)
 

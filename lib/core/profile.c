@@ -718,7 +718,9 @@ static int profile_sym_modules(struct profile *p, struct symbolizer *s)
 
 		err = sym_add_module(s, profile_image(p, m->pid, m->time), m->start, m->end,
 				     m->pgoff, m->path, m->build_id, m->build_id_len);
-		if (err && err != -ENOENT)
+		/* A module that cannot be placed leaves its addresses raw; only
+		 * running out of memory stops symbolization. */
+		if (err == -ENOMEM)
 			return err;
 	}
 	/* A forked child starts with its parent's image and records no modules. */
@@ -729,7 +731,7 @@ static int profile_sym_modules(struct profile *p, struct symbolizer *s)
 			continue;
 		err = sym_fork(s, profile_image(p, pr->ppid, pr->start),
 			       profile_image(p, pr->pid, pr->start));
-		if (err && err != -ENOENT)
+		if (err == -ENOMEM)
 			return err;
 	}
 	return 0;

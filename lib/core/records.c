@@ -64,6 +64,9 @@ static int mmap_check(const struct rec_hdr *h, char *why, size_t whylen)
 {
 	const struct rec_mmap *m = (const struct rec_mmap *)h;
 
+	if (m->start >= m->end)
+		return bad(why, whylen, "mapping 0x%llx-0x%llx is empty", (unsigned long long)m->start,
+			   (unsigned long long)m->end);
 	if (m->build_id_len > sizeof(m->build_id))
 		return bad(why, whylen, "build_id_len %u is above %zu", m->build_id_len,
 			   sizeof(m->build_id));

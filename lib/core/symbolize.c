@@ -57,6 +57,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/core/array.h"
@@ -543,6 +544,7 @@ static int file_segments(struct symbolizer *s, struct sym_file *f)
 static int file_open(struct symbolizer *s, struct sym_file *f)
 {
 	const char *base;
+	struct stat st;
 	int fd = -1, err = 0;
 
 	f->state = FS_NOTELF; /* until proven otherwise */
@@ -550,10 +552,16 @@ static int file_open(struct symbolizer *s, struct sym_file *f)
 		f->state = FS_NOFILE;
 		return 0;
 	}
-	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	/* The path comes from the profile, which the program could write: a
+	 * FIFO or a device there must not block the front end or be read. */
+	fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		f->state = FS_MISSING;
 		return errno == ENOMEM ? -ENOMEM : 0;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		f->state = FS_NOFILE;
+		goto out;
 	}
 	f->dwfl = dwfl_begin(&sym_dwfl_cb);
 	if (!f->dwfl) {

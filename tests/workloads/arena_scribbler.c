@@ -46,8 +46,9 @@
  *                at any instant about 3 in 4 are invalid, so cdt sees
  *                both states; those it takes valid are objects of 64
  *                bytes allocated at flip_site;
- *     mapfifo FIFO  (not run by the tests) a well-formed REC_MMAP naming
- *                FIFO: reproduces a hang of cdt's symbolizer, see
+ *     mapfifo FIFO  a well-formed REC_MMAP naming FIFO, a FIFO the caller
+ *                made: cdt's symbolizer must not wait on it; and one of
+ *                an empty range, which cdt must refuse (rej_field 1), see
  *                mode_mapfifo;
  *  3. after: a thread named "post_worker" does ~100 ms of memory work
  *     (post_work), a forked child and an exec'd one (this program with
@@ -802,11 +803,12 @@ static int mode_flip(void)
 
 /*
  * A well-formed REC_MMAP of this process naming mapfifo_path, a FIFO the
- * caller made (and removes after cdt ends).  A reproducer, not run by the
- * tests: cdt's symbolizer opens every mapped path to read its ELF, and
- * open() of a FIFO waits for a writer, so cdt hangs after the program
- * has exited (lib/core/symbolize.c, file_open).  The agent's own records
- * can name one too: a library mapped, deleted and replaced by a FIFO.
+ * caller made (and removes after cdt ends).  cdt's symbolizer opens every
+ * mapped path to read its ELF, and a blocking open() of a FIFO waits for
+ * a writer: cdt hung there after the program had exited, until
+ * lib/core/symbolize.c (file_open) opened without blocking and read
+ * regular files only.  The agent's own records can name one too: a
+ * library mapped, deleted and replaced by a FIFO.
  */
 static const char *mapfifo_path;
 
@@ -826,6 +828,10 @@ static int mode_mapfifo(void)
 	m->start = 0x10000;
 	m->end = 0x20000;
 	memcpy(m->path, mapfifo_path, n);
+	inject(REC_MMAP, size, size, (const char *)rec + 8, size - 8);
+	/* Empty: it used to stop the symbolization of every module. */
+	m->start = m->end;
+	truth_put("rej_field", "", 1);
 	return wait_tail(inject(REC_MMAP, size, size, (const char *)rec + 8, size - 8));
 }
 

@@ -74,10 +74,7 @@ scribble() {
 			fail "$what: the samples view failed: $(cat "$tmp/rerr")"
 		csv_cols "$tmp/threads.csv" thread name | awk -F'\t' '$2 == "pre_worker" { print $1 }' >"$tmp/pre"
 		# In mem_work, but for random: forged mappings of the program's
-		# own pid may hide its real ones, and one with start >= end
-		# makes cdt give up symbolizing the whole profile (a known bug:
-		# profile_sym_modules, lib/core/profile.c, takes -EINVAL from
-		# sym_add_module as fatal).
+		# own pid that pass the checks may hide its real ones.
 		fn=mem_work
 		[ "$mode" != random ] || fn=
 		csv_cols "$tmp/samples.csv" thread function | awk -F'\t' -v fn="$fn" '
