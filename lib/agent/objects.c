@@ -37,11 +37,11 @@
  *    A path starts that way and is deferred once its young deaths outrun
  *    its survivors (2 each) by OBJ_CHURN.
  *  - Many live blocks at once (a program building its data) are a burst
- *    of records: the front end then drains every millisecond (lib/run.c).
+ *    of records: the front end then drains every millisecond (lib/core/run.c).
  *
  * Measured here (KVM guest, best of 5, tests/workloads/objects; e2e/objects
  * prints them on every `make check`): a malloc(32)/free pair in a loop
- * costs 5.4 ns plain, 7.0 ns under `cdt record --no-objects` and 18 ns
+ * costs 5.4 ns plain, 7.0 ns under cdt with --no-objects and 18 ns
  * with objects (a deferred path: the cached path check, the coarse clock,
  * the nursery; no record).  A block that lives costs about 110 ns more
  * (--keep: 30 -> 143 ns for malloc, later free): two exact clock reads and

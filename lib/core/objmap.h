@@ -4,7 +4,7 @@
  * stack or static variable an address of a process belonged to at a time.
  * Built from the profile's REC_ALLOC/REC_FREE (p->objs) and its symbols
  * (SYM_DATA), after symbolization; one answer for any address.  Tools
- * (record, comm, numa) use it to attribute samples and cache lines.
+ * use it to attribute samples and cache lines to data.
  *
  * Blocks from the same allocation call path form one group, the unit a
  * report aggregates, named after the innermost frame outside libc, the

@@ -3,7 +3,7 @@
  * Merging the profiles of several processes or MPI ranks (profile.h).
  *
  * The files are read one after the other into one profile, record by
- * record, so a tool's fold (profile.fold) aggregates all of them and no
+ * record, so a tool's fold (prof_ops.fold) aggregates all of them and no
  * file is ever held whole.  Each record is rewritten on its way in:
  *  - pids: hosts have pid spaces of their own, so a pid that an earlier
  *    file used is given a free key below 2^22 instead (profile_image()

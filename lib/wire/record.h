@@ -186,7 +186,7 @@ struct rec_thread_end {
 	uint32_t pid, tid;
 	uint64_t time;
 	struct agent_stats st;
-	char name[16]; /* comm at end (threads often name themselves late) */
+	char name[16]; /* thread name at end (threads often name themselves late) */
 };
 
 struct rec_mmap {

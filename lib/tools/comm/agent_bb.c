@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ComDetective's BulletinBoard and Algorithm 1 (see comm_bb.h).
+ * ComDetective's BulletinBoard and Algorithm 1 (see agent_bb.h).
  *
  * Decisions the paper leaves open, taken here (man/cdt-comm.1 says them
  * to users):
