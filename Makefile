@@ -117,7 +117,7 @@ $(B)/asan/tests/test_%: tests/unit/test_%.c $(filter-out $(B)/agent_blob.o,$(ASA
 $(B)/asan/tests/test_decode: $(B)/asan/lib/agent/decode.o
 
 # They drain the arena through the front end's ingest, as cdt does.
-AGENT_TEST_LINK := $(AGENT_OBJ) $(B)/lib/core/ingest.o $(B)/lib/core/records.o
+AGENT_TEST_LINK := $(AGENT_OBJ) $(addprefix $(B)/lib/core/,ingest.o records.o array.o)
 $(B)/tests/agent_%: tests/unit/agent_%.c $(AGENT_TEST_LINK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -pthread -o $@ $(filter %.c %.o,$^) -lZydis -ldl $$(pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)

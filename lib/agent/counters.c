@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "lib/agent/agent.h"
+#include "lib/wire/perf_attr.h"
 
 #define COUNT_ALONE (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
 #define COUNT_GROUP (PERF_FORMAT_GROUP | COUNT_ALONE)
@@ -41,15 +42,8 @@ int counters_open(struct agent_thread *t)
 		const struct agent_event *ev = &agent_g.cfg.counter[i];
 		int grouped = counters_grouped(ev), fd;
 
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.type = ev->type;
-		a.config = ev->config;
-		a.config1 = ev->config1;
-		a.config2 = ev->config2;
+		perf_attr_init(ev, &a);
 		a.read_format = grouped ? COUNT_GROUP : COUNT_ALONE;
-		a.exclude_kernel = 1;
-		a.exclude_hv = 1;
 		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1,
 				  grouped && t->count_lead >= 0 ? t->count_fd[t->count_lead] : -1,
 				  PERF_FLAG_FD_CLOEXEC);

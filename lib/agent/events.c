@@ -16,9 +16,7 @@
 #include <unistd.h>
 
 #include "lib/agent/agent.h"
-
-#define PMU_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-			 PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT)
+#include "lib/wire/perf_attr.h"
 
 static size_t pmu_ring_len(void)
 {
@@ -31,21 +29,10 @@ int pmu_open(struct agent_thread *t, int i)
 	struct perf_event_attr a;
 	int fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = ev->type;
-	a.config = ev->config;
-	a.config1 = ev->config1;
-	a.config2 = ev->config2;
-	a.sample_period = ev->period;
-	a.precise_ip = ev->precise_ip;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.sigtrap = 1;
-	a.remove_on_exec = 1; /* the kernel requires it with sigtrap */
+	perf_attr_init(ev, &a);
 	a.sig_data = SIGDATA_MAGIC | SIGDATA_SAMPLE | (uint64_t)i;
 	if (agent_g.cfg.source == SRC_PMU) {
-		a.sample_type = PMU_SAMPLE_TYPE;
+		a.sample_type = PERF_ATTR_SAMPLE_TYPE;
 		a.wakeup_events = 1;
 	}
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -80,7 +67,7 @@ void pmu_close(struct agent_thread *t, int i)
 	}
 }
 
-/* Layout of PERF_RECORD_SAMPLE for PMU_SAMPLE_TYPE, in the kernel's order. */
+/* Layout of PERF_RECORD_SAMPLE for PERF_ATTR_SAMPLE_TYPE, in the kernel's order. */
 struct pmu_sample {
 	struct perf_event_header h;
 	uint64_t ip;

@@ -14,7 +14,11 @@ int array_grow(void *arrp, size_t *cap, size_t n, size_t elem)
 
 	if (n < *cap)
 		return 0;
-	ncap = *cap ? *cap * 2 : 64;
+	/* Doubling until n fits: one append at a time, or a buffer sized to
+	 * whatever comes (a record). */
+	for (ncap = *cap ? *cap * 2 : 64; ncap <= n; ncap *= 2)
+		if (ncap > SIZE_MAX / 2)
+			return -ENOMEM;
 	if (elem && ncap > SIZE_MAX / elem)
 		return -ENOMEM;
 	q = realloc(*arr, ncap * elem);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/array.h"
 #include "lib/core/records.h"
 
 void ingest_init(struct ingest *in, const struct arena *a, const struct prof_ops *tool)
@@ -84,14 +85,8 @@ static void ingest_unframed(struct ingest *in, uint64_t head)
 
 static int ingest_copy(struct ingest *in, const struct rec_hdr *h, const unsigned char *src)
 {
-	if (h->size > in->bufcap) {
-		void *b = realloc(in->buf, h->size);
-
-		if (!b)
-			return -ENOMEM;
-		in->buf = b;
-		in->bufcap = h->size;
-	}
+	if (array_grow(&in->buf, &in->bufcap, h->size - 1, 1))
+		return -ENOMEM;
 	memcpy(in->buf, src, h->size);
 	/* The header as checked, whatever the program wrote since. */
 	memcpy(in->buf, h, sizeof(*h));

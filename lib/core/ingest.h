@@ -36,7 +36,7 @@ struct ingest {
 	const struct prof_ops *tool; /* whose REC_T_AGENT types may come too */
 	uint64_t tail;               /* bytes consumed, ever */
 	unsigned char *buf;          /* the private copy of a record */
-	uint32_t bufcap;
+	size_t bufcap;
 	uint64_t stuck_tail, stuck_since; /* an unfinished record at tail, since */
 	uint64_t records;            /* handed on */
 	uint64_t rejected[REJ_N];    /* by enum rec_reject */

@@ -21,6 +21,7 @@
 #endif
 
 #include "lib/core/pmu_events.h"
+#include "lib/wire/perf_attr.h"
 #include "lib/wire/record.h"
 
 /*
@@ -121,25 +122,10 @@ int events_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 
 void events_attr(const struct agent_event *ev, struct perf_event_attr *attr)
 {
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = ev->type;
-	attr->config = ev->config;
-	attr->config1 = ev->config1;
-	attr->config2 = ev->config2;
-	attr->precise_ip = ev->precise_ip;
+	perf_attr_init(ev, attr);
 	attr->disabled = 1;
-	/* As the agent opens it: user level only, a synchronous trap per sample. */
-	attr->exclude_kernel = 1;
-	attr->exclude_hv = 1;
-	if (ev->period) {
-		attr->sample_period = ev->period;
-		attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-				    PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-				    PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT;
-		attr->sigtrap = 1;
-		attr->remove_on_exec = 1;
-	}
+	if (ev->period)
+		attr->sample_type = PERF_ATTR_SAMPLE_TYPE;
 }
 
 int events_try_open(const struct agent_event *ev)

@@ -88,11 +88,8 @@ int events_mem_encode(const struct events_host *h, uint64_t period,
 /* Short text naming the memory events of a row, e.g. "MEM_INST_RETIRED:ALL_LOADS+ALL_STORES". */
 void events_mem_name(const struct ev_row *row, char *buf, size_t len);
 
-/*
- * The perf_event_attr the agent builds for ev (lib/agent/events.c), for
- * test opens: user level, disabled; sampling adds sigtrap and the sample
- * fields.  Keep the two in step.
- */
+/* The perf_event_attr the agent opens for ev (lib/wire/perf_attr.h),
+ * disabled, for test opens. */
 void events_attr(const struct agent_event *ev, struct perf_event_attr *attr);
 
 /* perf_event_open(2).  Returns the fd or a negative errno. */

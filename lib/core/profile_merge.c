@@ -371,14 +371,8 @@ static int merge_one(const struct rec_hdr *r, void *arg)
 	default:
 		break;
 	}
-	if (r->size > in->bufcap) {
-		void *b = realloc(in->buf, r->size);
-
-		if (!b)
-			return -ENOMEM;
-		in->buf = b;
-		in->bufcap = r->size;
-	}
+	if (array_grow(&in->buf, &in->bufcap, r->size - 1, 1))
+		return -ENOMEM;
 	memcpy(in->buf, r, r->size);
 	err = merge_rewrite(in, in->buf);
 	return err ? err : profile_add(in->p, in->buf);
