@@ -142,9 +142,10 @@ int ingest_drain(struct ingest *in, int final, uint64_t now,
 
 	if (head < in->tail || head - in->tail > size || head % REC_ALIGN) {
 		/* A forged head: nothing in the ring can be placed (records are
-		 * whole multiples of 8, so no true head is misaligned either).
-		 * Start again from our tail; writers reserve from there. */
-		ingest_reject(in, REJ_FRAME, size, "the ring's head %llu cannot follow its tail %llu",
+		 * whole multiples of 8, so no true head is misaligned either),
+		 * and how much it held is unknown: no bytes are counted.  Start
+		 * again from our tail; writers reserve from there. */
+		ingest_reject(in, REJ_FRAME, 0, "the ring's head %llu cannot follow its tail %llu",
 			      (unsigned long long)head, (unsigned long long)in->tail);
 		memset(a->ring, 0, size);
 		atomic_store_explicit(&a->hdr->head, in->tail, memory_order_release);

@@ -40,7 +40,7 @@ struct ingest {
 	uint64_t stuck_tail, stuck_since; /* an unfinished record at tail, since */
 	uint64_t records;            /* handed on */
 	uint64_t rejected[REJ_N];    /* by enum rec_reject */
-	uint64_t skipped_bytes;      /* with the rejected ones */
+	uint64_t skipped_bytes;      /* of the rejected ones, where their size was known */
 	uint64_t unfinished_bytes;   /* left unfinished by writers that died */
 	char why[REJ_N][160];        /* the first reason of each kind */
 };

@@ -235,9 +235,9 @@ static void run_rejected(const struct run_ctx *c)
 		if (in->rejected[i])
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%llu %s", n ? ", " : "",
 					      (unsigned long long)in->rejected[i], what[i]);
-	fprintf(stderr, "cdt: refused %llu records of the shared buffer, which the program "
+	fprintf(stderr, "cdt: refused %llu record%s of the shared buffer, which the program "
 		"wrote over: %s; %llu bytes skipped%s\n", (unsigned long long)ingest_rejected(in),
-		buf, (unsigned long long)in->skipped_bytes,
+		ingest_rejected(in) == 1 ? "" : "s", buf, (unsigned long long)in->skipped_bytes,
 		c->o->verbose ? "" : " (-v says why)");
 	for (int i = 0; i < REJ_N && c->o->verbose; i++)
 		if (in->rejected[i])
