@@ -35,7 +35,6 @@ struct run_ctx {
 	int agent_fd, sig_fd;
 	pid_t child;
 	uint64_t records, samples, traps;
-	int err;
 	uint64_t t0;
 	int live_line;
 };
