@@ -355,19 +355,13 @@ static void probe_trap(const struct out *o)
 /* Does the kernel accept attr.sigtrap on a sampling event? */
 static void probe_sigtrap(const struct out *o)
 {
+	struct agent_event clock = { .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_TASK_CLOCK, .period = 1000000 };
 	struct perf_event_attr a;
 	char detail[160], e[64];
 	int fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = 1000000;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.sigtrap = 1;
-	a.remove_on_exec = 1;
+	events_attr(&clock, &a); /* as the agent opens its soft sampling event */
 	fd = events_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd >= 0) {
 		close(fd);

@@ -158,6 +158,8 @@ void counters_tick(struct agent_thread *t, uint64_t now, int final);
 void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0);
 void soft_on_step(struct agent_thread *t, ucontext_t *uc);
 int soft_stepping(void);
+/* After another trap of t while it steps: stop before a kernel entry. */
+void soft_guard(struct agent_thread *t, ucontext_t *uc);
 int pmu_open(struct agent_thread *t, int i);
 void pmu_on_sample(struct agent_thread *t, int i, uint64_t t0);
 void pmu_close(struct agent_thread *t, int i);

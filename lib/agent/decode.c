@@ -608,6 +608,7 @@ int decode_next_access(const struct decode_code *code, const struct decode_regs 
 	w.dirty = 0;
 	w.flags_ok = true;
 	ip = regs->rip;
+	out->flags = 0;
 	for (unsigned n = 0; n < max_insns; n++) {
 		const ZydisDecodedOperand *mem;
 		uint64_t next;
@@ -624,6 +625,9 @@ int decode_next_access(const struct decode_code *code, const struct decode_regs 
 		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, win + (ip - base),
 							 have - (size_t)(ip - base), &insn, ops)))
 			return n ? 0 : -1;
+		if (!n && (insn.meta.category == ZYDIS_CATEGORY_SYSCALL ||
+			   insn.meta.category == ZYDIS_CATEGORY_INTERRUPT))
+			out->flags = ACC_F_KERNEL;
 		mem = insn_excluded(&insn) ? NULL : mem_pick(&insn, ops);
 		if (mem) {
 			uint32_t uses = 0;

@@ -42,6 +42,7 @@ struct decode_code {
 #define ACC_F_ADDR  0x01 /* addr is valid */
 #define ACC_F_STACK 0x02 /* implicit stack operand (push, pop, call, ret, ...) */
 #define ACC_F_CLOBBERED 0x04 /* decode_prev: the insn wrote a register its address uses */
+#define ACC_F_KERNEL 0x08 /* decode_next gave 0: the insn at rip enters the kernel */
 
 struct insn_access {
 	uint64_t ip;    /* start of the instruction */
@@ -92,7 +93,8 @@ int decode_access(const void *code, size_t avail, const struct decode_regs *regs
  * Returns 1 with *out (out->ip is that instruction), 0 if no such access
  * is reachable that way (an unknown register or condition, a system
  * instruction, the budget), -1 if the instruction at rip cannot be read
- * or decoded.
+ * or decoded.  On 0, out->flags is ACC_F_KERNEL if the instruction at rip
+ * enters the kernel (syscall, sysenter, int), else 0.
  */
 int decode_next_access(const struct decode_code *code, const struct decode_regs *regs,
 		       unsigned max_insns, struct insn_access *out);

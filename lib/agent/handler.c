@@ -37,6 +37,10 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *ucv)
 			pmu_on_sample(t, (int)(data & SIGDATA_INDEX_MASK), now);
 		agent_thread_tick(t, now);
 		counters_tick(t, now, 0);
+		/* A trap while the thread single-steps returns to a set trap
+		 * flag (soft_try says why it must not meet a system call). */
+		if (soft_stepping())
+			soft_guard(t, uc);
 		goto out;
 	}
 	if (si->si_code == TRAP_TRACE && soft_stepping()) {

@@ -73,7 +73,14 @@ static size_t soft_read(uint64_t addr, void *buf, size_t len, void *arg)
 	return agent_read_code(addr, buf, len, (addr & ~(page - 1)) == (rip & ~(page - 1)));
 }
 
-/* 1: memory access found and emitted; 0: not a memory instruction; -1: undecodable */
+/*
+ * 1: memory access found and emitted; 0: not reached, step on; -1:
+ * undecodable; SOFT_KERNEL: the next instruction enters the kernel, and
+ * must not be stepped: a system call such as the raw rt_sigprocmask in
+ * glibc's pthread_create blocks SIGTRAP, and a step trap that follows it
+ * is forced on the thread and kills the program.
+ */
+#define SOFT_KERNEL 2
 static int soft_try(struct agent_thread *t, ucontext_t *uc, uint64_t time, int stepped)
 {
 	struct decode_regs regs;
@@ -85,7 +92,7 @@ static int soft_try(struct agent_thread *t, ucontext_t *uc, uint64_t time, int s
 	r = decode_next_access(&code, &regs, SOFT_WALK, &acc);
 	if (r == 1)
 		soft_emit(t, &acc, time, stepped);
-	return r;
+	return r == 0 && (acc.flags & ACC_F_KERNEL) ? SOFT_KERNEL : r;
 }
 
 static void soft_stop_stepping(ucontext_t *uc)
@@ -107,10 +114,21 @@ void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0)
 		uc->uc_mcontext.gregs[REG_EFL] |= X86_EFLAGS_TF;
 	} else if (r < 0) {
 		t->st.decode_fail++;
-	} else if (r == 0) {
+	} else if (r != 1) {
 		t->st.nomem++;
 	}
 	t->st.handler_ns += agent_now() - t0;
+}
+
+void soft_guard(struct agent_thread *t, ucontext_t *uc)
+{
+	struct decode_regs regs;
+	struct decode_code code = { soft_read, &regs.rip };
+	struct insn_access acc;
+
+	decode_regs_from_ucontext(&regs, uc, t->fs_base, 0);
+	if (decode_next_access(&code, &regs, 1, &acc) == 0 && (acc.flags & ACC_F_KERNEL))
+		soft_stop_stepping(uc);
 }
 
 void soft_on_step(struct agent_thread *t, ucontext_t *uc)
@@ -127,6 +145,8 @@ void soft_on_step(struct agent_thread *t, ucontext_t *uc)
 	if (r != 0) {
 		if (r < 0)
 			t->st.decode_fail++;
+		else if (r == SOFT_KERNEL)
+			t->st.nomem++;
 		soft_stop_stepping(uc);
 	} else if (--soft_steps_left == 0) {
 		t->st.nomem++;

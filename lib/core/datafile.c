@@ -104,15 +104,16 @@ static void msg(char *err, size_t errlen, const char *fmt, ...)
 static int rec_check(const struct rec_hdr *h, uint16_t minor, int *skip, char *why,
 		     size_t whylen)
 {
+	unsigned char buf[REC_FIXED_MAX] __attribute__((aligned(8)));
 	const struct rec_desc *t;
-	int short_rec, err = rec_check_frame(h, DF_MAX_RECORD, why, whylen);
+	int err = rec_check_frame(h, DF_MAX_RECORD, why, whylen);
 
 	*skip = 0;
 	if (err)
 		return err;
 	t = rec_core(h->type);
 	if (t)
-		return rec_check_type(t, h, why, whylen, &short_rec);
+		return rec_accept(t, h, buf, why, whylen, NULL) ? 0 : -EBADMSG;
 	if (h->type >= REC_TOOL_BASE)
 		return 0; /* a tool's record: profile_add checks it against the tool */
 	if (minor > DF_MINOR) {

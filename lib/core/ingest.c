@@ -98,6 +98,7 @@ static int ingest_copy(struct ingest *in, const struct rec_hdr *h, const unsigne
 static int ingest_check(struct ingest *in, const struct rec_hdr *h)
 {
 	const struct rec_desc *t = ingest_desc(in, h->type);
+	unsigned char buf[REC_FIXED_MAX] __attribute__((aligned(8)));
 	char why[160];
 	int short_rec;
 
@@ -109,7 +110,7 @@ static int ingest_check(struct ingest *in, const struct rec_hdr *h)
 			      " is not one the agent writes");
 		return 0;
 	}
-	if (rec_check_type(t, h, why, sizeof(why), &short_rec)) {
+	if (!rec_accept(t, h, buf, why, sizeof(why), &short_rec)) {
 		ingest_reject(in, short_rec ? REJ_SIZE : REJ_FIELD, h->size, "%s", why);
 		return 0;
 	}
@@ -185,11 +186,12 @@ int ingest_drain(struct ingest *in, int final, uint64_t now,
 			err = ingest_copy(in, &h, src);
 			if (!err && ingest_check(in, (const struct rec_hdr *)in->buf)) {
 				err = fn((const struct rec_hdr *)in->buf, arg);
-				in->records += !err;
 			}
 		}
 		ingest_clear(in, in->tail, in->tail + h.size);
 		in->tail += h.size;
+		/* Record by record: writers reuse the space as soon as it is free. */
+		atomic_store_explicit(&a->hdr->tail, in->tail, memory_order_release);
 	}
 	atomic_store_explicit(&a->hdr->tail, in->tail, memory_order_release);
 	return err;

@@ -38,7 +38,6 @@ struct ingest {
 	unsigned char *buf;          /* the private copy of a record */
 	size_t bufcap;
 	uint64_t stuck_tail, stuck_since; /* an unfinished record at tail, since */
-	uint64_t records;            /* handed on */
 	uint64_t rejected[REJ_N];    /* by enum rec_reject */
 	uint64_t skipped_bytes;      /* of the rejected ones, where their size was known */
 	uint64_t unfinished_bytes;   /* left unfinished by writers that died */

@@ -366,17 +366,13 @@ static int host_sysfs_core_pmu(const char *dir, char *name, size_t len)
 
 static void host_hw_pmu(struct events_host *h)
 {
+	struct agent_event cycles = { .type = PERF_TYPE_HARDWARE,
+				      .config = PERF_COUNT_HW_CPU_CYCLES };
 	struct perf_event_attr attr;
 	char sysname[32] = "";
 	int fd, sys;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_CPU_CYCLES;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
+	events_attr(&cycles, &attr);
 	fd = events_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	sys = host_sysfs_core_pmu(h->sysfs_dir, sysname, sizeof(sysname));
 	if (fd >= 0) {

@@ -582,9 +582,9 @@ int profile_add(struct profile *p, const struct rec_hdr *r)
 	const struct rec_desc *t = profile_desc(p, r->type);
 
 	if (t) {
-		if (rec_check_type(t, r, p->why, sizeof(p->why), &p->why_short))
+		r = rec_accept(t, r, buf, p->why, sizeof(p->why), NULL);
+		if (!r)
 			return -EBADMSG;
-		r = rec_normalize(t, r, buf);
 	}
 	switch (r->type) {
 	case REC_PROC:

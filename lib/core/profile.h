@@ -154,7 +154,6 @@ struct profile {
 	struct prof_index *ix;
 	struct prof_merge *merge; /* NULL unless several files were merged */
 	char why[160]; /* why profile_add refused the last record it refused */
-	int why_short; /* ... and whether it was too short for its type */
 };
 
 void profile_init(struct profile *p);
@@ -164,7 +163,7 @@ void profile_free(struct profile *p);
  * Take one record (from the arena or a file), framed and of a known core
  * type or of the tool's (p->ops): it is checked against its type, taken
  * as this cdt's struct when an older or newer writer made it shorter or
- * longer (rec_normalize), and copied.  Returns 0, -EBADMSG with the reason
+ * longer (rec_accept), and copied.  Returns 0, -EBADMSG with the reason
  * in p->why for a record its type refuses, or another -errno.  Tool
  * records of a tool this cdt does not know are kept as they are.
  */

@@ -233,11 +233,13 @@ static const char *merge_agree_key(const struct profile *p, size_t i)
 {
 	const char *const *own = p->ops ? p->ops->agree : NULL;
 
+	if (i >= MERGE_NAGREE)
+		return NULL;
 	if (i < MERGE_NCORE)
 		return merge_agree[i];
-	for (size_t k = 0; own && own[k] && i < MERGE_NAGREE; k++)
-		if (k == i - MERGE_NCORE)
-			return own[k];
+	for (i -= MERGE_NCORE; own && *own; own++)
+		if (!i--)
+			return *own;
 	return NULL;
 }
 

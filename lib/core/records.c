@@ -215,8 +215,14 @@ int rec_check_frame(const struct rec_hdr *h, uint32_t max, char *why, size_t why
 	return 0;
 }
 
-const struct rec_hdr *rec_normalize(const struct rec_desc *t, const struct rec_hdr *h,
-				    void *buf)
+/*
+ * The record as this cdt's struct of type t: h itself when it has at
+ * least t->size bytes (or t is REC_T_VAR), else a copy in buf with the
+ * fields it lacks zero and size t->size.  A longer fixed record keeps its
+ * size; readers use the fields they know.
+ */
+static const struct rec_hdr *rec_normalize(const struct rec_desc *t, const struct rec_hdr *h,
+					   void *buf)
 {
 	struct rec_hdr *c = buf;
 
@@ -228,27 +234,30 @@ const struct rec_hdr *rec_normalize(const struct rec_desc *t, const struct rec_h
 	return c;
 }
 
-int rec_check_type(const struct rec_desc *t, const struct rec_hdr *h, char *why,
-		   size_t whylen, int *short_rec)
+const struct rec_hdr *rec_accept(const struct rec_desc *t, const struct rec_hdr *h, void *buf,
+				 char *why, size_t whylen, int *short_rec)
 {
-	unsigned char buf[REC_FIXED_MAX] __attribute__((aligned(8)));
+	int is_short = h->size < t->min;
 
-	*short_rec = h->size < t->min;
-	if (*short_rec)
-		return bad(why, whylen, "size %u is below the minimum %u of %s", h->size,
-			   t->min, t->name);
-	return t->check ? t->check(rec_normalize(t, h, buf), why, whylen) : 0;
+	if (short_rec)
+		*short_rec = is_short;
+	if (is_short) {
+		bad(why, whylen, "size %u is below the minimum %u of %s", h->size, t->min, t->name);
+		return NULL;
+	}
+	h = rec_normalize(t, h, buf);
+	return t->check && t->check(h, why, whylen) ? NULL : h;
 }
 
 int record_validate(const struct rec_hdr *rec)
 {
+	unsigned char buf[REC_FIXED_MAX] __attribute__((aligned(8)));
 	const struct rec_desc *t;
-	int short_rec;
 
 	if (rec_check_frame(rec, REC_MAX_SIZE, NULL, 0))
 		return -EBADMSG;
 	t = rec_core(rec->type);
 	if (!t)
 		return rec->type >= REC_TOOL_BASE ? 0 : -EBADMSG;
-	return rec_check_type(t, rec, NULL, 0, &short_rec);
+	return rec_accept(t, rec, buf, NULL, 0, NULL) ? 0 : -EBADMSG;
 }

@@ -13,7 +13,7 @@
 
 #include "lib/wire/record.h"
 
-/* The largest fixed part of any record type, for rec_normalize's buffer. */
+/* The largest fixed part of any record type, for rec_accept's buffer. */
 #define REC_FIXED_MAX 512
 /* No record is larger (a file's are checked against it). */
 #define REC_MAX_SIZE (1u << 20)
@@ -28,20 +28,16 @@ int rec_check_frame(const struct rec_hdr *h, uint32_t max, char *why, size_t why
 
 /*
  * A framed record against its type: at least t->min bytes, then t->check
- * on the record as this cdt's struct (rec_normalize).  0 or -EBADMSG with
- * why; *short_rec says whether it was too short (1) or failed a check (0).
- */
-int rec_check_type(const struct rec_desc *t, const struct rec_hdr *h, char *why,
-		   size_t whylen, int *short_rec);
-
-/*
- * The record as this cdt's struct of type t: h itself when it has at
+ * on the record as this cdt's struct.  That is h itself when it has at
  * least t->size bytes (or t is REC_T_VAR), else a copy in buf (at least
- * REC_FIXED_MAX bytes) with the fields it lacks zero and size t->size.
- * A longer fixed record keeps its size; readers use the fields they know.
+ * REC_FIXED_MAX bytes, 8-aligned) with the fields it lacks zero and size
+ * t->size; a longer fixed record keeps its size, and readers use the
+ * fields they know.  Returns the record to use, or NULL with the reason in
+ * why and, if short_rec is not NULL, whether it was too short (1) or
+ * failed a check (0).
  */
-const struct rec_hdr *rec_normalize(const struct rec_desc *t, const struct rec_hdr *h,
-				    void *buf);
+const struct rec_hdr *rec_accept(const struct rec_desc *t, const struct rec_hdr *h, void *buf,
+				 char *why, size_t whylen, int *short_rec);
 
 /*
  * Check one record of the agent's or the file's types: framing, minimum

@@ -24,17 +24,11 @@
 
 #include <stddef.h>
 
+#include "lib/core/view_tui.h"
+
 struct agent_tool;
-struct profile;
 struct prof_ops;
 struct run_ops;
-struct tui_screen;
-struct view;
-
-/* Screens of a profile in `cdt report --tui`: append the tool's top
- * screens to s[*n..max); 0 or -errno. */
-typedef int (*tool_tui_fn)(const struct profile *p, const struct view *views,
-			   struct tui_screen **s, size_t *n, size_t max);
 
 struct tool {
 	const char *name;    /* `cdt NAME`, profile meta "tool", agent_cfg.tool */
@@ -46,7 +40,7 @@ struct tool {
 	const struct prof_ops *prof;
 	const struct view *views;   /* NULL-terminated by name */
 	const char *const *report;  /* views of the default text report, in order */
-	tool_tui_fn tui;            /* NULL: a table screen per view */
+	view_tui_fn tui;            /* NULL: a table screen per view */
 };
 
 /* The half of a descriptor each image keeps (tool.c of every tool). */

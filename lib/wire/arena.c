@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define ARENA_STALE_RETRIES 8
+
 static size_t arena_map_size(uint64_t ring_size)
 {
 	return sizeof(struct arena_hdr) + ring_size;
@@ -114,9 +116,11 @@ void *arena_reserve(struct arena *a, uint32_t size, uint16_t type)
 		arena_count_drop(a, size);
 		return NULL;
 	}
-	head = atomic_load_explicit(&h->head, memory_order_relaxed);
-	do {
+	for (unsigned stale = 0;;) {
+		/* tail first: head, read after it, is at least tail (unless
+		 * scribbled). */
 		tail = atomic_load_explicit(&h->tail, memory_order_acquire);
+		head = atomic_load_explicit(&h->head, memory_order_relaxed);
 		off = head & mask;
 		/* Records never wrap: pad to the ring's end first. */
 		pad = off + size > a->ring_size ? a->ring_size - off : 0;
@@ -125,12 +129,20 @@ void *arena_reserve(struct arena *a, uint32_t size, uint16_t type)
 		 * that is not a multiple of 8 (scribbled) would put the record
 		 * astride the ring's end.  The front end resets a forged head. */
 		if (head + need - tail > a->ring_size || head % REC_ALIGN) {
+			/* A writer interrupted between the two loads may hold a
+			 * tail the consumer has long passed: the ring only looks
+			 * full.  Look again while the consumer moves (a bounded
+			 * number of times: the program could keep writing tail). */
+			if (atomic_load_explicit(&h->tail, memory_order_acquire) != tail &&
+			    ++stale < ARENA_STALE_RETRIES)
+				continue;
 			arena_count_drop(a, size);
 			return NULL;
 		}
-	} while (!atomic_compare_exchange_weak_explicit(&h->head, &head, head + need,
-							 memory_order_acq_rel,
-							 memory_order_relaxed));
+		if (atomic_compare_exchange_weak_explicit(&h->head, &head, head + need,
+							  memory_order_acq_rel, memory_order_relaxed))
+			break;
+	}
 	if (pad) {
 		r = (struct rec_hdr *)(a->ring + off);
 		r->type = REC_PAD;

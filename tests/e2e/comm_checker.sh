@@ -121,6 +121,10 @@ csv all,thread,0,1,100 all,thread,1,2,43 all,thread,2,3,15 all,thread,0,3,33 >"$
 pass "uneven honest ring" -n 4 -e "$(pat_ring 4)" "$tmp/m.csv"
 csv all,thread,0,1,100 all,thread,1,2,100 all,thread,2,3,15 all,thread,0,3,100 >"$tmp/m.csv"
 fails "ring with one edge at 0.19 of the mean" -n 4 -e "$(pat_ring 4)" "$tmp/m.csv"
+# The most uneven honest ring with the other core busy: one edge 4x the
+# others (cos 0.79); every edge is there, so it is the ring.
+csv all,thread,0,1,100 all,thread,1,2,23 all,thread,2,3,23 all,thread,0,3,26 >"$tmp/m.csv"
+pass "uneven honest ring, other core busy" -n 4 -e "$(pat_ring 4)" "$tmp/m.csv"
 # Four of six pairs, nothing else: not uniform.
 csv all,thread,0,1,100 all,thread,1,2,100 all,thread,2,3,100 all,thread,0,3,100 >"$tmp/m.csv"
 fails "a ring checked as uniform" -n 4 -e "$(pat_all 4)" "$tmp/m.csv"

@@ -5,7 +5,7 @@
 #   - the whole run's matrix is the union: cells (0,1) (2,3) (0,2) (1,3)
 #     alike, and nothing in (0,3) (1,2) (checker defaults,
 #     comm/check_matrix.sh: a uniform matrix has mass 4/6 and cos 0.82;
-#     either phase alone fails mincell and cos);
+#     either phase alone fails mincell);
 #   - fs_total <= 10% of all_total (none designed).
 set -u
 . "$(dirname "$0")/comm/lib.sh"

@@ -3,7 +3,7 @@
 # for worker k+1, through channels of 8-byte words each alone on a line.
 #   - ring of 4: only cells (0,1) (1,2) (2,3) (0,3), all alike (checker
 #     defaults, comm/check_matrix.sh: a uniform matrix has mass 4/6, a
-#     chain misses an edge and fails mincell and cos);
+#     chain misses an edge and fails mincell);
 #   - chain of 4 (--chain): only (0,1) (1,2) (2,3): the ring's edge (0,3)
 #     must be gone (stray <= 0.3 of a designed cell);
 #   - fs_total <= 10% of all_total in both (none designed).

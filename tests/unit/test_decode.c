@@ -481,6 +481,31 @@ static int next(const uint8_t *b, size_t n, const struct decode_regs *r, unsigne
 	return decode_next_access(&code, r, max, a);
 }
 
+/* The walk says when the instruction at the IP enters the kernel, which
+ * the soft source must not single-step (a system call may block SIGTRAP). */
+static void test_next_kernel(void **state)
+{
+	static const uint8_t sys[] = { 0x0f, 0x05 };        /* syscall */
+	static const uint8_t int80[] = { 0xcd, 0x80 };      /* int 0x80 */
+	static const uint8_t later[] = { 0x90, 0x0f, 0x05 }; /* nop ; syscall */
+	static const uint8_t cpuid[] = { 0x0f, 0xa2 };      /* cpuid: no memory, stays in user */
+	struct decode_regs r = regs_std();
+	struct insn_access a;
+
+	(void)state;
+	assert_int_equal(next(sys, sizeof(sys), &r, 16, &a), 0);
+	assert_int_equal(a.flags, ACC_F_KERNEL);
+	assert_int_equal(next(int80, sizeof(int80), &r, 16, &a), 0);
+	assert_int_equal(a.flags, ACC_F_KERNEL);
+	/* Not yet: the nop is stepped, and the next step looks again. */
+	assert_int_equal(next(later, sizeof(later), &r, 16, &a), 0);
+	assert_int_equal(a.flags, 0);
+	assert_int_equal(next(later, sizeof(later), &r, 1, &a), 0);
+	assert_int_equal(a.flags, 0);
+	assert_int_equal(next(cpuid, sizeof(cpuid), &r, 16, &a), 0);
+	assert_int_equal(a.flags, 0);
+}
+
 /* decode_next_access: the walk ahead of an unexecuted IP. */
 static void test_next_walk(void **state)
 {
@@ -625,6 +650,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_idempotent),
+		cmocka_unit_test(test_next_kernel),
 		cmocka_unit_test(test_next_walk),
 		cmocka_unit_test(test_next_branches),
 		cmocka_unit_test(test_loads_stores),
