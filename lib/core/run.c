@@ -746,7 +746,9 @@ int run_tool(const char *name, const struct run_ops *ops, const struct prof_ops 
 		res.status = EXIT_CDT_FAILED;
 		goto out;
 	}
-	if (ops->report && (ops->report(&p) || fflush(stdout))) {
+	/* The report goes to stderr, as perf stat's and time's: stdout is the
+	 * program's (`cdt comm pigz -c f > f.gz`). */
+	if (ops->report && !o.quiet && (ops->report(&p) || fflush(stderr))) {
 		fprintf(stderr, "cdt %s: cannot print the report\n", name);
 		res.status = EXIT_CDT_FAILED;
 	}

@@ -77,7 +77,8 @@ struct run_ops {
 	int (*prepare)(struct run_opts *o);
 	/* After the run, before the profile is written (tool meta); may be NULL. */
 	int (*finish)(const struct run_opts *o, struct profile *p);
-	/* After the profile is written (the tool's report on stdout); may be NULL. */
+	/* After the profile is written, unless -q: the tool's report, on stderr
+	 * (stdout is the program's); may be NULL. */
 	int (*report)(const struct profile *p);
 };
 

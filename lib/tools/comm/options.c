@@ -22,7 +22,8 @@ static void comm_usage(FILE *f)
 		"\n"
 		"Find which threads of program communicate through shared memory, how much,\n"
 		"and whether it is true or false sharing, down to the cache line, data object\n"
-		"and source line.  Prints the report and writes a profile for cdt report.\n"
+		"and source line.  Writes a profile for cdt report and prints the report on\n"
+		"stderr (the program keeps stdout).\n"
 		"\n"
 		"      --bb-size N       BulletinBoard slots, 1 to %u (default %u)\n"
 		"      --wp D            debug registers per thread for watchpoints, 0 to 4\n"
@@ -82,6 +83,7 @@ static int comm_print(const struct profile *p)
 	struct view_print pr;
 
 	view_print_init(&pr);
+	pr.out = stderr; /* the program owns stdout */
 	return view_print_report(p, comm_views, comm_report, &pr);
 }
 
