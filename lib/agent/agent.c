@@ -73,7 +73,7 @@ int agent_check_handler(void)
 				ioctl(t->ev_fd[e], PERF_EVENT_IOC_DISABLE, 0);
 	}
 	agent_error(EBUSY, "the program replaced cdt's SIGTRAP handler without "
-			   "sigaction() (raw rt_sigaction?); sampling stopped");
+			   "sigaction() (raw rt_sigaction?); sampling stopped early");
 	return -EBUSY;
 }
 

@@ -21,6 +21,7 @@
 #define AGENT_MAX_THREADS 4096
 #define AGENT_ALTSTACK (64 * 1024)
 #define WPT_SLOTS 4
+#define X86_EFLAGS_TF 0x100
 /* A live thread sends its stats this often (ns), so a SIGKILL loses at
  * most that much of them. */
 #define AGENT_STATS_NS 100000000ull
@@ -32,6 +33,12 @@
 static inline uint64_t agent_si_perf_data(const siginfo_t *si)
 {
 	return *(const uint64_t *)((const char *)si + 24);
+}
+/* si_perf_flags (after si_perf_data and si_perf_type, kernel 6.0+). */
+#define TRAP_PERF_FLAG_ASYNC (1u << 31)
+static inline uint32_t agent_si_perf_flags(const siginfo_t *si)
+{
+	return *(const uint32_t *)((const char *)si + 36);
 }
 
 /* sig_data of every event the agent opens: a tag, a kind and an index. */
@@ -77,6 +84,7 @@ struct agent_thread {
 	uint64_t fs_base;
 	struct wpt_set wp;
 	struct agent_stats st;
+	struct agent_traps tr;
 	uint64_t stats_time; /* when st was last sent */
 	uint64_t count_time; /* when the counters were last handed to the tool */
 	uint32_t flags; /* THREAD_F_* */
@@ -168,6 +176,8 @@ void pmu_close(struct agent_thread *t, int i);
 int sigchain_install(void);
 int sigchain_check(void);
 void sigchain_forward(int sig, siginfo_t *si, void *uc);
+/* The program has a SIGTRAP handler of its own (not SIG_DFL or SIG_IGN). */
+int sigchain_program_handles(void);
 
 /* wpt.c */
 void wpt_init(struct wpt_set *s, pid_t tid);

@@ -27,7 +27,12 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *ucv)
 		if (!t || t->tid != gettid())
 			goto out;
 		now = agent_now();
-		if ((data & SIGDATA_KIND_MASK) == SIGDATA_WPT)
+		/* Raised while SIGTRAP was blocked (a raw system call the
+		 * interposed masks did not see), so delivered away from the
+		 * instruction that caused it: its registers describe nothing. */
+		if (agent_si_perf_flags(si) & TRAP_PERF_FLAG_ASYNC)
+			t->tr.async++;
+		else if ((data & SIGDATA_KIND_MASK) == SIGDATA_WPT)
 			wpt_on_trap(t, (int)(data & SIGDATA_INDEX_MASK), si, uc, now);
 		else if (agent_quiet)
 			t->st.samples++;
@@ -45,6 +50,20 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *ucv)
 	}
 	if (si->si_code == TRAP_TRACE && soft_stepping()) {
 		soft_on_step(t, uc);
+		goto out;
+	}
+	/*
+	 * A step trap past cdt's stepping: a handler of the program ran while
+	 * the thread stepped (the kernel clears the flag for it), a sample in
+	 * it ended the stepping, and its return restored the flag cdt had
+	 * set.  Passed on, it would kill a program without a SIGTRAP handler.
+	 * Only a program with a handler of its own can be stepping itself.
+	 */
+	if (si->si_code == TRAP_TRACE && agent_g.cfg.source == SRC_SOFT &&
+	    agent_g.cfg.max_steps && !sigchain_program_handles()) {
+		uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)X86_EFLAGS_TF;
+		if (t && t->tid == gettid())
+			t->tr.stray++;
 		goto out;
 	}
 chain:

@@ -28,7 +28,6 @@
 
 #include "lib/agent/agent.h"
 
-#define X86_EFLAGS_TF 0x100
 #define SOFT_WALK 32 /* instructions walked ahead before stepping */
 
 static __thread int soft_steps_left __attribute__((tls_model("initial-exec")));
@@ -106,6 +105,9 @@ void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0)
 	int r;
 
 	t->st.samples++;
+	/* A sample while stepping starts afresh: the old walk ends here. */
+	if (soft_stepping())
+		soft_stop_stepping(uc);
 	r = soft_try(t, uc, t0, 0);
 	if (r == 0 && agent_g.cfg.max_steps) {
 		/* Not a memory access: step to the next instruction. */

@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Keeping the agent's SIGTRAP handler in place.  The program's sigaction()
- * and signal() calls for SIGTRAP are interposed: its handler is stored and
- * called for traps that are not the agent's (int3, its own perf events,
- * raise()).  Blocking SIGTRAP is refused for the same reason: a blocked
- * synchronous trap would stop the thread's samples.  A program that
+ * Keeping the agent's SIGTRAP handler in place and SIGTRAP unblocked.  The
+ * program's sigaction() and signal() calls for SIGTRAP are interposed: its
+ * handler is stored and called for traps that are not the agent's (int3,
+ * its own perf events, raise()).  Blocking SIGTRAP is refused in every mask
+ * the program hands libc: sigprocmask, pthread_sigmask, the sa_mask of any
+ * handler, and the masks of sigsuspend, ppoll, pselect and epoll_pwait.  A
+ * perf trap raised while SIGTRAP is blocked comes late, away from its
+ * instruction (kernels 5.13 to 5.17 killed the program instead), and the
+ * samples of a handler that blocks it would land after it.  The program
+ * reads back the masks the kernel holds, without SIGTRAP.  A program that
  * bypasses libc (raw rt_sigaction) is caught by sigchain_check().
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -62,6 +70,21 @@ int sigchain_check(void)
 	return 0;
 }
 
+int sigchain_program_handles(void)
+{
+	return prog_sa.sa_handler != SIG_DFL && prog_sa.sa_handler != SIG_IGN;
+}
+
+/* set without SIGTRAP, in *copy if it had it; what to hand the kernel. */
+static const sigset_t *sigchain_unblock(const sigset_t *set, sigset_t *copy)
+{
+	if (!set || !sigchain_ours() || !sigismember(set, SIGTRAP))
+		return set;
+	*copy = *set;
+	sigdelset(copy, SIGTRAP);
+	return copy;
+}
+
 void sigchain_forward(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction sa;
@@ -90,8 +113,16 @@ AGENT_API int sigaction(int sig, const struct sigaction *act, struct sigaction *
 		errno = ENOSYS;
 		return -1;
 	}
-	if (sig != SIGTRAP || !sigchain_ours())
+	if (sig != SIGTRAP || !sigchain_ours()) {
+		struct sigaction copy;
+
+		if (act && sigchain_ours() && sigismember(&act->sa_mask, SIGTRAP)) {
+			copy = *act;
+			sigdelset(&copy.sa_mask, SIGTRAP);
+			act = &copy;
+		}
 		return real_sigaction()(sig, act, old);
+	}
 	if (old)
 		*old = prog_sa;
 	if (act)
@@ -120,12 +151,7 @@ static int sigchain_mask(sigmask_fn real, int how, const sigset_t *set, sigset_t
 		errno = ENOSYS;
 		return -1;
 	}
-	if (set && sigchain_ours() && how != SIG_UNBLOCK && sigismember(set, SIGTRAP)) {
-		copy = *set;
-		sigdelset(&copy, SIGTRAP);
-		set = &copy;
-	}
-	return real(how, set, old);
+	return real(how, how == SIG_UNBLOCK ? set : sigchain_unblock(set, &copy), old);
 }
 
 AGENT_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
@@ -147,4 +173,45 @@ AGENT_API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	r = sigchain_mask(real, how, set, old);
 	/* pthread_sigmask reports errors by value, not errno. */
 	return r < 0 ? errno : r;
+}
+
+/* The calls that wait with a mask of their own. */
+#define SIGCHAIN_REAL(name) \
+	static __typeof__(name) *real; \
+	if (!real) \
+		real = (__typeof__(name) *)dlsym(RTLD_NEXT, #name); \
+	if (!real) { \
+		errno = ENOSYS; \
+		return -1; \
+	}
+
+AGENT_API int sigsuspend(const sigset_t *mask)
+{
+	sigset_t copy;
+	SIGCHAIN_REAL(sigsuspend)
+	return real(sigchain_unblock(mask, &copy));
+}
+
+AGENT_API int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo,
+		    const sigset_t *mask)
+{
+	sigset_t copy;
+	SIGCHAIN_REAL(ppoll)
+	return real(fds, n, tmo, sigchain_unblock(mask, &copy));
+}
+
+AGENT_API int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *tmo,
+		      const sigset_t *mask)
+{
+	sigset_t copy;
+	SIGCHAIN_REAL(pselect)
+	return real(n, r, w, e, tmo, sigchain_unblock(mask, &copy));
+}
+
+AGENT_API int epoll_pwait(int fd, struct epoll_event *ev, int max, int tmo,
+			  const sigset_t *mask)
+{
+	sigset_t copy;
+	SIGCHAIN_REAL(epoll_pwait)
+	return real(fd, ev, max, tmo, sigchain_unblock(mask, &copy));
 }

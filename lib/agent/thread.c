@@ -83,6 +83,7 @@ static void thread_stats_send(struct agent_thread *t, uint16_t type)
 	r.tid = (uint32_t)t->tid;
 	r.time = agent_now();
 	r.st = t->st;
+	r.tr = t->tr;
 	if (t == agent_self)
 		prctl(PR_GET_NAME, r.name, 0, 0, 0);
 	/* Only t counts into its stats: at exit another thread flushes them. */

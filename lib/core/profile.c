@@ -335,9 +335,9 @@ static int profile_add_thread(struct profile *p, const struct rec_thread *r)
 	return 0;
 }
 
-static uint64_t profile_stats_events(const struct agent_stats *st)
+static uint64_t profile_stats_events(const struct agent_stats *st, const struct agent_traps *tr)
 {
-	return st->samples + st->steps + st->traps + st->chained;
+	return st->samples + st->steps + st->traps + st->chained + tr->stray + tr->async;
 }
 
 /*
@@ -355,9 +355,10 @@ static void profile_thread_stats(struct profile *p, const struct rec_thread_end 
 		return;
 	if (ended)
 		t->end = r->time;
-	if (profile_stats_events(&r->st) < profile_stats_events(&t->st))
+	if (profile_stats_events(&r->st, &r->tr) < profile_stats_events(&t->st, &t->tr))
 		return;
 	t->st = r->st;
+	t->tr = r->tr;
 	if (r->name[0])
 		memcpy(t->name, r->name, sizeof(t->name));
 }

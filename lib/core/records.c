@@ -164,6 +164,8 @@ static int alloc_check(const struct rec_hdr *h, char *why, size_t whylen)
 }
 
 #define FIXED(t, s, f, chk) { t, f, sizeof(struct s), sizeof(struct s), #t, chk }
+/* A fixed record that grew at its end: field new is the first it lacked. */
+#define GROWN(t, s, new, f, chk) { t, f, offsetof(struct s, new), sizeof(struct s), #t, chk }
 #define VAR(t, s, f, chk) { t, (f) | REC_T_VAR, sizeof(struct s), sizeof(struct s), #t, chk }
 
 /* Indexed by type; a hole has type 0 (only REC_PAD is type 0). */
@@ -172,19 +174,19 @@ static const struct rec_desc core_types[] = {
 	[REC_PROC] = VAR(REC_PROC, rec_proc, REC_T_AGENT, proc_check),
 	[REC_PROC_END] = FIXED(REC_PROC_END, rec_proc_end, REC_T_AGENT, NULL),
 	[REC_THREAD] = FIXED(REC_THREAD, rec_thread, REC_T_AGENT, thread_check),
-	[REC_THREAD_END] = FIXED(REC_THREAD_END, rec_thread_end, REC_T_AGENT, thread_end_check),
+	[REC_THREAD_END] = GROWN(REC_THREAD_END, rec_thread_end, tr, REC_T_AGENT, thread_end_check),
 	[REC_MMAP] = VAR(REC_MMAP, rec_mmap, REC_T_AGENT, mmap_check),
 	[REC_SAMPLE] = FIXED(REC_SAMPLE, rec_sample, REC_T_AGENT, sample_check),
 	[REC_TRAP] = FIXED(REC_TRAP, rec_trap, REC_T_AGENT, trap_check),
 	[REC_ERROR] = VAR(REC_ERROR, rec_error, REC_T_AGENT, error_check),
 	[REC_ALLOC] = VAR(REC_ALLOC, rec_alloc, REC_T_AGENT, alloc_check),
 	[REC_FREE] = FIXED(REC_FREE, rec_free, REC_T_AGENT, NULL),
-	[REC_THREAD_STATS] = FIXED(REC_THREAD_STATS, rec_thread_end, REC_T_AGENT,
+	[REC_THREAD_STATS] = GROWN(REC_THREAD_STATS, rec_thread_end, tr, REC_T_AGENT,
 				   thread_end_check),
 	[REC_META] = VAR(REC_META, rec_meta, 0, meta_check),
 	[REC_CPU] = FIXED(REC_CPU, rec_cpu, 0, cpu_check),
 	[REC_SYM] = VAR(REC_SYM, rec_sym, 0, sym_check),
-	[REC_TASK] = FIXED(REC_TASK, rec_task, 0, task_check),
+	[REC_TASK] = GROWN(REC_TASK, rec_task, tr, 0, task_check),
 	/* 1.0 files end it after `pad`; 1.1 added the rejection counts. */
 	[REC_RUNSTATS] = { REC_RUNSTATS, 0, offsetof(struct rec_runstats, rejected),
 			   sizeof(struct rec_runstats), "REC_RUNSTATS", NULL },

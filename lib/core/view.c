@@ -24,7 +24,7 @@ const struct view *view_find(const struct view *views, const char *name)
 
 int view_summary_run(const struct profile *p, struct table *t)
 {
-	uint64_t samples = 0, ns = 0, steps = 0, traps = 0, trap_ns = 0;
+	uint64_t samples = 0, ns = 0, steps = 0, traps = 0, trap_ns = 0, stray = 0, async = 0;
 	int err = 0;
 
 	for (size_t i = 0; i < p->ntasks; i++) {
@@ -33,6 +33,8 @@ int view_summary_run(const struct profile *p, struct table *t)
 		ns += p->tasks[i].st.handler_ns;
 		traps += p->tasks[i].st.traps;
 		trap_ns += p->tasks[i].st.trap_ns;
+		stray += p->tasks[i].tr.stray;
+		async += p->tasks[i].tr.async;
 	}
 	for (size_t i = 0; i < p->nmeta && !err; i++)
 		err = KV(p->meta[i].key, "%s", p->meta[i].value);
@@ -54,7 +56,8 @@ int view_summary_run(const struct profile *p, struct table *t)
 		      KV("single_steps", "%" PRIu64, steps) ||
 		      KV("us_per_sample", "%.2f", samples ? (double)ns / (double)samples / 1000.0 : 0) ||
 		      KV("traps_taken", "%" PRIu64, traps) ||
-		      KV("us_per_trap", "%.2f", traps ? (double)trap_ns / (double)traps / 1000.0 : 0);
+		      KV("us_per_trap", "%.2f", traps ? (double)trap_ns / (double)traps / 1000.0 : 0) ||
+		      KV("stray_traps", "%" PRIu64, stray) || KV("async_traps", "%" PRIu64, async);
 	return err ? -ENOMEM : 0;
 }
 

@@ -178,6 +178,18 @@ struct agent_stats {
 };
 
 /*
+ * SIGTRAPs of cdt's that the agent took without attributing them: traps
+ * cannot be withdrawn once the kernel has raised them, and none may reach
+ * the program, whose default action for SIGTRAP is to die.
+ */
+struct agent_traps {
+	uint64_t stray; /* late: a step trap past cdt's stepping (a handler of the
+			 * program returned to the flag cdt had set) */
+	uint64_t async; /* raised while SIGTRAP was blocked (a raw system call),
+			 * so delivered away from the instruction that caused it */
+};
+
+/*
  * REC_THREAD_END, and REC_THREAD_STATS: the same snapshot sent now and then
  * by a thread that goes on, so a killed process still leaves its stats.
  */
@@ -187,6 +199,8 @@ struct rec_thread_end {
 	uint64_t time;
 	struct agent_stats st;
 	char name[16]; /* thread name at end (threads often name themselves late) */
+	/* Since 1.1 (absent from shorter records: zero). */
+	struct agent_traps tr;
 };
 
 struct rec_mmap {
@@ -296,6 +310,7 @@ struct rec_task {
 	uint32_t pad;
 	struct agent_stats st;
 	char name[16];
+	struct agent_traps tr; /* since 1.1 */
 };
 
 /* rec_runstats.rejected[]: why records of the arena were refused. */
@@ -403,12 +418,13 @@ REC_FIELD(agent_stats, trap_ns, 56);
 REC_FIELD(agent_stats, dropped, 64);
 REC_FIELD(agent_stats, chained, 72);
 
-REC_SIZE_IS(rec_thread_end, 120);
+REC_SIZE_IS(rec_thread_end, 136);
 REC_FIELD(rec_thread_end, pid, 8);
 REC_FIELD(rec_thread_end, tid, 12);
 REC_FIELD(rec_thread_end, time, 16);
 REC_FIELD(rec_thread_end, st, 24);
 REC_FIELD(rec_thread_end, name, 104);
+REC_FIELD(rec_thread_end, tr, 120);
 
 REC_SIZE_IS(rec_mmap, 72);
 REC_FIELD(rec_mmap, pid, 8);
@@ -466,7 +482,7 @@ REC_FIELD(rec_sym, file_len, 44);
 REC_FIELD(rec_sym, module_len, 48);
 REC_FIELD(rec_sym, str, 56);
 
-REC_SIZE_IS(rec_task, 144);
+REC_SIZE_IS(rec_task, 160);
 REC_FIELD(rec_task, index, 8);
 REC_FIELD(rec_task, pid, 12);
 REC_FIELD(rec_task, tid, 16);
@@ -476,6 +492,7 @@ REC_FIELD(rec_task, end, 32);
 REC_FIELD(rec_task, flags, 40);
 REC_FIELD(rec_task, st, 48);
 REC_FIELD(rec_task, name, 128);
+REC_FIELD(rec_task, tr, 144);
 
 REC_SIZE_IS(rec_runstats, 112);
 REC_FIELD(rec_runstats, start_ns, 8);

@@ -1,0 +1,44 @@
+#!/bin/sh
+# A program whose signal handler blocks every signal (sigfillset(&sa.sa_mask))
+# must not block cdt's SIGTRAP: its handler's samples land in the handler,
+# not after it.  sigmask spends half its CPU time in in_handler() (run from
+# a SIGUSR1 handler) and half in in_main(), the same loop for the same count.
+#   - in_handler + in_main hold >= 90% of the samples (with SIGTRAP
+#     blocked, the handler's samples land at raise() instead: about 50%);
+#   - in_handler's share of the two is 0.5 within 0.05 + 4 sd, sd the
+#     binomial sqrt(0.25/n) of n samples (about 1000 at 1 kHz: 0.05 + 0.063);
+#     the 0.05 allows for the halves' costs differing a little.
+#   - none of cdt's traps was left for the program (stray_traps counted).
+set -u
+. "$(dirname "$0")/lib/common.sh"
+need_workloads sigmask
+
+"$CDT" record -q -o "$tmp/p.data" "$W/sigmask" >"$tmp/out" 2>"$tmp/err" ||
+	fail "cdt record sigmask: exit $?: $(tail -n 5 "$tmp/err")"
+"$CDT" report -i "$tmp/p.data" --csv --view functions --top 0 >"$tmp/f.csv" 2>"$tmp/rerr" ||
+	fail "cdt report: $(cat "$tmp/rerr")"
+cols "$tmp/f.csv" function samples | awk -F'\t' '
+	{ all += $2 }
+	$1 ~ /^in_handler / { h += $2 }
+	$1 ~ /^in_main / { m += $2 }
+	END {
+		n = h + m
+		if (n < 200) { printf "only %d samples in the two functions\n", n; exit 1 }
+		share = h / n; sd = sqrt(0.25 / n); dev = share - 0.5; if (dev < 0) dev = -dev
+		printf "in_handler %d, in_main %d, all %d: share %.3f (allowed 0.5 +- %.3f), in both %.3f\n",
+			h, m, all, share, 0.05 + 4 * sd, n / all
+		if (n < 0.9 * all) exit 1
+		if (dev > 0.05 + 4 * sd) exit 1
+	}' >"$tmp/verdict" || fail "samples not where the CPU time is: $(cat "$tmp/verdict")"
+cat "$tmp/verdict"
+
+# A program that takes SIGTRAP back through the raw system call keeps its
+# own exit status (0), and cdt says that sampling stopped early.
+"$CDT" record -o "$tmp/raw.data" "$W/sigmask" --raw 100 >"$tmp/out" 2>"$tmp/err" ||
+	fail "cdt record sigmask --raw: expected the program's exit 0, got $?: $(tail -n 5 "$tmp/err")"
+grep -q "replaced cdt's SIGTRAP handler.*sampling stopped early" "$tmp/err" ||
+	fail "no message on stderr: $(cat "$tmp/err")"
+"$CDT" report -i "$tmp/raw.data" --csv --view summary >"$tmp/summary" 2>"$tmp/rerr" ||
+	fail "cdt report: $(cat "$tmp/rerr")"
+grep -q '^agent_error,.*sampling stopped early' "$tmp/summary" ||
+	fail "the summary does not say that sampling stopped early: $(cat "$tmp/summary")"
