@@ -6,7 +6,10 @@
  *   sleeper [THREADS [MAX_SECONDS]]   THREADS workers (default 2) and the
  *                                     main thread loop over arrays of their
  *                                     own; "ready" goes to stdout (flushed)
- *                                     once every worker runs
+ *                                     once every thread has run READY_CPU
+ *                                     seconds of CPU time, so a test that
+ *                                     stops it then has that many samples
+ *                                     per thread however busy the machine
  *
  * SIGINT, SIGTERM, SIGHUP and SIGQUIT get their default actions back:
  * a shell starts background jobs with SIGINT ignored, and that must not
@@ -15,6 +18,7 @@
  * test never leaves it spinning.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,8 +29,10 @@
 
 #define WORDS (1u << 17) /* 1 MiB per thread */
 #define MAX_THREADS 64
+#define READY_CPU 0.25
 
 static pthread_barrier_t started;
+static atomic_int warm; /* threads past READY_CPU s of CPU */
 /* Where results go, so the compiler cannot drop the loops as dead. */
 static volatile uint64_t sink;
 
@@ -43,6 +49,23 @@ static uint64_t work_once(uint64_t *a, uint64_t x)
 	return x;
 }
 
+static double cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Work until this thread has used READY_CPU s of CPU, then count it. */
+static uint64_t warm_up(uint64_t *a, uint64_t x)
+{
+	while (cpu() < READY_CPU)
+		x = work_once(a, x);
+	atomic_fetch_add(&warm, 1);
+	return x;
+}
+
 static void *loop(void *arg)
 {
 	uint64_t *a = calloc(WORDS, sizeof(*a)), x = (uintptr_t)arg;
@@ -50,6 +73,7 @@ static void *loop(void *arg)
 	pthread_barrier_wait(&started);
 	if (!a)
 		return NULL;
+	x = warm_up(a, x);
 	for (;;)
 		x = work_once(a, x);
 	return NULL;
@@ -88,6 +112,9 @@ int main(int argc, char **argv)
 		}
 	}
 	pthread_barrier_wait(&started);
+	x = warm_up(a, x);
+	while (atomic_load(&warm) < n + 1 && now() - t0 < max)
+		x = work_once(a, x);
 	printf("ready\n");
 	fflush(stdout);
 	while (now() - t0 < max)

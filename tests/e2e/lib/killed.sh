@@ -29,8 +29,10 @@ start_sleeper() {
 
 # check_killed DATA SIGNUM WHAT: cdt exited 128+SIGNUM (status in rc) and
 # said why, and DATA is a readable profile saying so, with samples from
-# each of the three threads (each ran ~0.3 s of CPU, ~300 samples at
-# 1 kHz; 50 is generous).  The summary stays in $tmp/summary, the threads
+# each of the three threads.  The sleeper says ready only once each thread
+# has used 0.25 s of CPU, however busy the machine (a fixed wait gave 22
+# samples to a thread that the scheduler starved): at 1 kHz that is 250
+# samples or more, a Poisson sd of 16, so 50 is 12 sd below.  The summary stays in $tmp/summary, the threads
 # view in $tmp/threads.csv.  Messages start with WHAT.
 check_killed() {
 	[ "$rc" -eq $((128 + $2)) ] ||
