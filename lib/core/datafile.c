@@ -74,6 +74,7 @@ _Static_assert(sizeof(DF_MAGIC) - 1 == 8, "magic is 8 bytes");
 struct df_writer {
 	z_stream zs;
 	int fd;
+	int in_place; /* path is not a regular file: written, not renamed over */
 	int err; /* first failure; every later call returns it */
 	uint64_t records, bytes;
 	char *path, *tmp;
@@ -195,6 +196,70 @@ static void wr_free(struct df_writer *w)
 	free(w);
 }
 
+/*
+ * The file a path names: a symlink's target, however many links deep
+ * (also when it does not exist yet), else the path itself.  *special: it
+ * exists and is not a regular file.  Returns a malloc'ed path or NULL
+ * with errno set.
+ */
+static char *df_target(const char *path, int *special)
+{
+	char *cur = strdup(path), *next;
+	struct stat st;
+
+	*special = 0;
+	for (int depth = 0; cur; depth++) {
+		char link[PATH_MAX];
+		const char *slash;
+		ssize_t n;
+
+		if (depth == 40) {
+			errno = ELOOP;
+			goto fail;
+		}
+		if (lstat(cur, &st))
+			return errno == ENOENT ? cur : (free(cur), NULL);
+		if (!S_ISLNK(st.st_mode)) {
+			*special = !S_ISREG(st.st_mode);
+			return cur;
+		}
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n < 0)
+			goto fail;
+		link[n] = 0;
+		slash = strrchr(cur, '/');
+		if (link[0] == '/' || !slash)
+			next = strdup(link);
+		else if (asprintf(&next, "%.*s/%s", (int)(slash - cur), cur, link) < 0)
+			next = NULL;
+		free(cur);
+		cur = next;
+	}
+	return NULL; /* errno: ENOMEM */
+fail:
+	free(cur);
+	return NULL;
+}
+
+int df_check(const char *path)
+{
+	struct df_writer *w;
+	char *target;
+	int special, ret;
+
+	if (!path || !*path)
+		return -EINVAL;
+	target = df_target(path, &special);
+	if (!target)
+		return -errno;
+	/* Opening a FIFO would wait for its reader: ask for permission only. */
+	ret = special ? (access(target, W_OK) ? -errno : 0) : df_create(&w, target);
+	if (!special && !ret)
+		df_abort(w);
+	free(target);
+	return ret;
+}
+
 int df_create(struct df_writer **wp, const char *path)
 {
 	struct df_writer *w;
@@ -223,13 +288,19 @@ int df_create(struct df_writer **wp, const char *path)
 		free(w);
 		return -ENOMEM;
 	}
-	w->path = strdup(path);
-	if (!w->path || asprintf(&w->tmp, "%s.tmp.XXXXXX", path) < 0) {
+	w->path = df_target(path, &w->in_place);
+	if (!w->path) {
+		ret = -errno;
+		goto out;
+	}
+	if (w->in_place)
+		w->fd = open(w->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	else if (asprintf(&w->tmp, "%s.tmp.XXXXXX", w->path) < 0) {
 		w->tmp = NULL;
 		ret = -ENOMEM;
 		goto out;
-	}
-	w->fd = mkostemp(w->tmp, O_CLOEXEC);
+	} else
+		w->fd = mkostemp(w->tmp, O_CLOEXEC);
 	if (w->fd < 0) {
 		ret = -errno;
 		goto out;
@@ -295,14 +366,15 @@ int df_commit(struct df_writer *w)
 		ret = wr_append(w, &end, sizeof(end));
 	if (!ret)
 		ret = wr_deflate(w, w->in, w->in_len, Z_FINISH);
-	if (!ret && fsync(w->fd))
+	/* A pipe or a device has nothing to sync (EINVAL). */
+	if (!ret && fsync(w->fd) && !(w->in_place && errno == EINVAL))
 		ret = -errno;
 	if (close(w->fd) && !ret)
 		ret = -errno;
 	w->fd = -1;
-	if (!ret && rename(w->tmp, w->path))
+	if (!ret && !w->in_place && rename(w->tmp, w->path))
 		ret = -errno;
-	if (ret)
+	if (ret && !w->in_place)
 		unlink(w->tmp);
 	wr_free(w);
 	return ret;
@@ -314,7 +386,8 @@ void df_abort(struct df_writer *w)
 		return;
 	if (w->fd >= 0) {
 		close(w->fd);
-		unlink(w->tmp);
+		if (!w->in_place)
+			unlink(w->tmp);
 	}
 	wr_free(w);
 }

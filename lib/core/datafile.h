@@ -23,8 +23,17 @@
 
 struct df_writer;
 
-/* Create `path`.tmp.XXXXXX next to path. */
+/*
+ * Create `path`.tmp.XXXXXX next to path, renamed over it by df_commit, so
+ * a failed write never clobbers an earlier profile.  A symlink is followed
+ * (the file it names is replaced, not the link).  A path that exists and
+ * is not a regular file (/dev/null, a FIFO, a terminal) is written in
+ * place: renaming over it would replace the device or pipe by a file.
+ */
 int df_create(struct df_writer **w, const char *path);
+/* Whether df_create(path) could succeed, without waiting on a FIFO and
+ * leaving nothing behind: 0 or a negative errno. */
+int df_check(const char *path);
 /* Append one record; rec->size must be set (multiple of 8). */
 int df_write(struct df_writer *w, const struct rec_hdr *rec);
 /* Convenience: a REC_META key/value record. */

@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 
 #include "lib/core/cliopt.h"
 #include "lib/core/ingest.h"
+#include "lib/core/datafile.h"
 #include "lib/wire/arena.h"
 
 extern const unsigned char cdt_agent_blob[], cdt_agent_blob_end[];
@@ -266,7 +268,7 @@ static int run_signals(struct run_ctx *c, int *wst, struct run_result *res)
 		/* The terminal already sent it to the program's process group. */
 		if (si.ssi_code != SI_KERNEL)
 			kill(c->child, (int)si.ssi_signo);
-		res->interrupted = 1;
+		res->interrupted = (int)si.ssi_signo;
 	}
 	return waitpid(c->child, wst, WNOHANG) == c->child;
 }
@@ -332,6 +334,11 @@ static void run_report_end(const struct run_ctx *c, int wst, struct run_result *
 
 	if (WIFEXITED(wst)) {
 		res->status = WEXITSTATUS(wst);
+		/* It handled or ignored the signal: say how it really ended. */
+		if (res->interrupted && !c->o->quiet)
+			fprintf(stderr, "cdt: %s exited with status %d after cdt passed on SIG%s\n",
+				prog, res->status, sigabbrev_np(res->interrupted) ?
+				sigabbrev_np(res->interrupted) : "?");
 	} else if (WIFSIGNALED(wst)) {
 		res->term_signal = WTERMSIG(wst);
 		res->status = 128 + res->term_signal;
@@ -391,7 +398,9 @@ static void run_stats(struct run_ctx *c, struct run_result *res, uint64_t start_
 	r->term_signal = res->term_signal;
 	r->procs = (uint32_t)c->p->nprocs;
 	r->threads = (uint32_t)c->p->ntasks;
-	r->incomplete = res->term_signal || res->interrupted;
+	/* Incomplete only if the program did not end by itself (1.0 files also
+	 * set it when a signal was passed on: 'interrupted'). */
+	r->incomplete = res->term_signal != 0;
 	c->p->have_run = 1;
 	if (r->dropped_records)
 		fprintf(stderr, "cdt: the record buffer overflowed: %llu records (%llu bytes) "
@@ -572,6 +581,25 @@ const char *run_default_output(char *buf, size_t len)
 	return "cdt.data";
 }
 
+/*
+ * The closing line, one wording for every tool, with the figures of the
+ * summary view: samples and traps the agent took (whatever the tool kept
+ * of them), threads and processes.
+ */
+static void run_say_wrote(const struct run_opts *o, const struct profile *p, const char *path)
+{
+	uint64_t samples = 0, traps = 0;
+
+	for (size_t i = 0; i < p->ntasks; i++) {
+		samples += p->tasks[i].st.samples;
+		traps += p->tasks[i].st.traps;
+	}
+	fprintf(stderr, "cdt %s: wrote %s: %" PRIu64 " sample%s, %" PRIu64 " trap%s, %zu thread%s "
+		"in %zu process%s\n", o->tool_name, path, samples, samples == 1 ? "" : "s", traps,
+		traps == 1 ? "" : "s", p->ntasks, p->ntasks == 1 ? "" : "s", p->nprocs,
+		p->nprocs == 1 ? "" : "es");
+}
+
 int run_save(const struct run_opts *o, struct profile *p, const char *path)
 {
 	char warn[512];
@@ -588,16 +616,8 @@ int run_save(const struct run_opts *o, struct profile *p, const char *path)
 			"is untouched)\n", path, strerror(-err));
 		return err;
 	}
-	if (!o->quiet && p->ntool_recs)
-		fprintf(stderr, "cdt %s: wrote %s: %zu records, %zu threads in %zu process%s%s\n",
-			o->tool_name, path, p->ntool_recs, p->ntasks, p->nprocs,
-			p->nprocs == 1 ? "" : "es",
-			p->run.incomplete ? " (the run did not end normally)" : "");
-	else if (!o->quiet)
-		fprintf(stderr, "cdt %s: wrote %s: %zu samples, %zu traps, %zu threads in %zu "
-			"process%s%s\n", o->tool_name, path, p->nsamples, p->ntraps, p->ntasks,
-			p->nprocs, p->nprocs == 1 ? "" : "es",
-			p->run.incomplete ? " (the run did not end normally)" : "");
+	if (!o->quiet)
+		run_say_wrote(o, p, path);
 	return 0;
 }
 
@@ -739,6 +759,14 @@ int run_tool(const char *name, const struct run_ops *ops, const struct prof_ops 
 		return EXIT_CDT_FAILED;
 	if (!output)
 		output = run_default_output(outbuf, sizeof(outbuf));
+	/* Before the program runs, not after: a run cannot be had again. */
+	r = df_check(output);
+	if (r) {
+		fprintf(stderr, "cdt %s: cannot write the profile to '%s': %s; the program "
+			"was not started (-o names the file)\n", name, output,
+			r == -EINVAL ? "empty file name" : strerror(-r));
+		return EXIT_CDT_FAILED;
+	}
 	profile_init(&p);
 	if (run_program(&o, &p, &res))
 		goto out;

@@ -39,7 +39,7 @@ struct run_opts {
 struct run_result {
 	int status;      /* cdt's exit status for this run */
 	int term_signal; /* signal that killed the program, or 0 */
-	int interrupted; /* cdt forwarded SIGINT/SIGTERM/SIGHUP */
+	int interrupted; /* the last signal cdt forwarded (SIGINT, SIGTERM, ...), or 0 */
 	int no_agent;    /* the program ran but no agent attached */
 };
 

@@ -378,12 +378,13 @@ static void test_validate(void **state)
 		static const struct { uint16_t type; size_t size; } fixed[] = {
 			{ REC_PROC_END, sizeof(struct rec_proc_end) },
 			{ REC_THREAD, sizeof(struct rec_thread) },
-			{ REC_THREAD_END, sizeof(struct rec_thread_end) },
-			{ REC_THREAD_STATS, sizeof(struct rec_thread_end) },
+			/* grown in 1.1: the 1.0 size is the minimum */
+			{ REC_THREAD_END, offsetof(struct rec_thread_end, tr) },
+			{ REC_THREAD_STATS, offsetof(struct rec_thread_end, tr) },
 			{ REC_SAMPLE, sizeof(struct rec_sample) },
 			{ REC_TRAP, sizeof(struct rec_trap) },
 			{ REC_CPU, sizeof(struct rec_cpu) },
-			{ REC_TASK, sizeof(struct rec_task) },
+			{ REC_TASK, offsetof(struct rec_task, tr) },
 			/* 1.0's size, the type's minimum */
 			{ REC_RUNSTATS, offsetof(struct rec_runstats, rejected) },
 			{ REC_END, sizeof(struct rec_end) },
