@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +31,18 @@ uint64_t agent_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t agent_cpu_of(pid_t tid)
+{
+	/* The kernel's clock id of a thread's CPU clock (CPUCLOCK_SCHED of
+	 * thread tid), which glibc has no call for but a pthread_t's. */
+	clockid_t clk = tid ? (clockid_t)((~(unsigned)tid << 3) | 4 | 2) : CLOCK_THREAD_CPUTIME_ID;
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts))
+		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -101,19 +114,20 @@ static void agent_proc_record(uint32_t flags)
 	arena_commit(&agent_g.arena, r);
 }
 
-static void agent_proc_end(void)
+static void agent_proc_end(uint32_t how, int status)
 {
-	struct rec_proc_end r = { .pid = (uint32_t)getpid(), .time = agent_now() };
+	struct rec_proc_end r = { .pid = (uint32_t)getpid(), .time = agent_now(),
+				  .how = how, .status = status };
 
 	arena_write(&agent_g.arena, &r, sizeof(r), REC_PROC_END);
 }
 
 /* Stats of every thread still alive; the front end keeps the latest. */
-static void agent_flush_threads(void)
+static void agent_flush_threads(uint16_t type)
 {
 	for (int i = 0; i < AGENT_MAX_THREADS; i++)
 		if (atomic_load(&agent_g.thr[i].used))
-			agent_thread_stats(&agent_g.thr[i]);
+			agent_thread_send(&agent_g.thr[i], type);
 }
 
 static void agent_atfork_child(void)
@@ -123,6 +137,7 @@ static void agent_atfork_child(void)
 	if (!agent_g.active)
 		return;
 	agent_g.pid = getpid();
+	agent_g.forked = 1;
 	/* Inherited fds are the parent's threads' events: drop them all. */
 	for (int i = 0; i < AGENT_MAX_THREADS; i++) {
 		struct agent_thread *t = &agent_g.thr[i];
@@ -152,8 +167,10 @@ static void agent_atfork_child(void)
 	}
 }
 
-static void agent_exit(void)
+/* exit(), or main returned: on_exit, which is given the status. */
+static void agent_exit(int status, void *arg)
 {
+	(void)arg;
 	if (!agent_g.active)
 		return;
 	agent_quiet++;
@@ -164,9 +181,64 @@ static void agent_exit(void)
 		if (agent_g.tool->thread_stop)
 			agent_g.tool->thread_stop(agent_self);
 	}
-	mmaps_record();
-	agent_flush_threads();
-	agent_proc_end();
+	/* Modules loaded behind dlopen's back (libc's own loads).  Not in a
+	 * fork child: a thread that did not survive fork may hold the loader
+	 * lock, and the front end copies the parent's modules. */
+	if (!agent_g.forked)
+		mmaps_record();
+	agent_flush_threads(REC_THREAD_END);
+	agent_proc_end(PROC_END_EXIT, status);
+	agent_quiet--;
+}
+
+/*
+ * _exit and _Exit (what fork children and daemons end with) run no exit
+ * handlers: the end is recorded here, with what is async-signal-safe.
+ * glibc's exit() reaches its own _exit internally, not these.
+ */
+static void (*agent_real_exit)(int);
+
+static __attribute__((noreturn)) void agent_fast_exit(int status)
+{
+	if (agent_g.active) {
+		agent_quiet++;
+		agent_flush_threads(REC_THREAD_END);
+		agent_proc_end(PROC_END__EXIT, status);
+	}
+	if (agent_real_exit)
+		agent_real_exit(status);
+	for (;;) /* its libc's _exit is gone: the same system call */
+		syscall(SYS_exit_group, status);
+}
+
+AGENT_API void _exit(int status)
+{
+	agent_fast_exit(status);
+}
+
+AGENT_API void _Exit(int status)
+{
+	agent_fast_exit(status);
+}
+
+/*
+ * Before exec: the stats so far, and nothing that would end the process
+ * if exec fails and it goes on.  The new image's agent starts a record of
+ * the same pid, which ends this image's threads (profile_add_proc).  No
+ * module walk: exec is async-signal-safe and called from handlers and
+ * fork children, where dl_iterate_phdr is not; the modules are known from
+ * the start and every dlopen.
+ */
+static void agent_exec_prepare(const char *path)
+{
+	if (!agent_g.active)
+		return;
+	agent_quiet++;
+	fds_check_exec(path);
+	agent_check_handler();
+	if (agent_self)
+		counters_tick(agent_self, agent_now(), 1);
+	agent_flush_threads(REC_THREAD_STATS);
 	agent_quiet--;
 }
 
@@ -182,21 +254,21 @@ typedef int (*execv_fn)(const char *, char *const[]);
  * more than this many would risk a small thread stack: E2BIG. */
 #define AGENT_EXECL_MAX 4096
 
-static void *agent_real(void **cache, const char *name)
+static void *agent_real(void **cache, const char *name, const char *path)
 {
 	if (!*cache)
 		*cache = dlsym(RTLD_NEXT, name);
 	if (!*cache)
 		errno = ENOSYS;
 	else
-		agent_exit();
+		agent_exec_prepare(path);
 	return *cache;
 }
 
 static int agent_execve(const char *path, char *const argv[], char *const envp[])
 {
 	static void *real;
-	exec_fn fn = (exec_fn)agent_real(&real, "execve");
+	exec_fn fn = (exec_fn)agent_real(&real, "execve", path);
 
 	return fn ? fn(path, argv, envp) : -1;
 }
@@ -204,7 +276,7 @@ static int agent_execve(const char *path, char *const argv[], char *const envp[]
 static int agent_execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	static void *real;
-	exec_fn fn = (exec_fn)agent_real(&real, "execvpe");
+	exec_fn fn = (exec_fn)agent_real(&real, "execvpe", file);
 
 	return fn ? fn(file, argv, envp) : -1;
 }
@@ -222,7 +294,7 @@ AGENT_API int execvpe(const char *file, char *const argv[], char *const envp[])
 AGENT_API int execv(const char *path, char *const argv[])
 {
 	static void *real;
-	execv_fn fn = (execv_fn)agent_real(&real, "execv");
+	execv_fn fn = (execv_fn)agent_real(&real, "execv", path);
 
 	return fn ? fn(path, argv) : -1;
 }
@@ -230,7 +302,7 @@ AGENT_API int execv(const char *path, char *const argv[])
 AGENT_API int execvp(const char *file, char *const argv[])
 {
 	static void *real;
-	execv_fn fn = (execv_fn)agent_real(&real, "execvp");
+	execv_fn fn = (execv_fn)agent_real(&real, "execvp", file);
 
 	return fn ? fn(file, argv) : -1;
 }
@@ -358,6 +430,7 @@ __attribute__((constructor(101))) static void agent_init(void)
 				strerror(-err));
 		return;
 	}
+	fds_init();
 	agent_g.cfg = agent_g.arena.hdr->cfg;
 	agent_g.cfg.tool[sizeof(agent_g.cfg.tool) - 1] = '\0';
 	if (agent_g.cfg.nevents > AGENT_MAX_EVENTS)
@@ -392,6 +465,8 @@ __attribute__((constructor(101))) static void agent_init(void)
 	agent_proc_record(0);
 	mmaps_record();
 	pthread_atfork(NULL, NULL, agent_atfork_child);
-	atexit(agent_exit);
+	on_exit(agent_exit, NULL);
+	/* Now: dlsym takes the loader lock, which a fork child cannot. */
+	agent_real_exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
 	agent_thread_start(1, 0);
 }

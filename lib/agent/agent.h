@@ -51,6 +51,7 @@ static inline uint32_t agent_si_perf_flags(const siginfo_t *si)
 
 struct wpt_slot {
 	int fd;
+	uint64_t id; /* its perf id (agent_perf_close) */
 	int armed;
 	uint64_t addr;
 	uint64_t cookie;
@@ -77,14 +78,17 @@ struct agent_thread {
 	atomic_int used;
 	pid_t tid;
 	int ev_fd[AGENT_MAX_EVENTS];
+	uint64_t ev_id[AGENT_MAX_EVENTS]; /* their perf ids (agent_perf_close) */
 	void *ev_ring[AGENT_MAX_EVENTS]; /* pmu: perf mmap ring */
 	int count_fd[AGENT_MAX_COUNTERS]; /* counting events (counters.c) */
+	uint64_t count_id[AGENT_MAX_COUNTERS];
 	int count_lead; /* the hardware group's leader in count_fd, or -1 */
 	void *altstack;
 	uint64_t fs_base;
 	struct wpt_set wp;
 	struct agent_stats st;
-	struct agent_traps tr;
+	struct agent_ext ext;
+	unsigned cost_tick[2]; /* samples, traps: which to time (AGENT_COST_EVERY) */
 	uint64_t stats_time; /* when st was last sent */
 	uint64_t count_time; /* when the counters were last handed to the tool */
 	uint32_t flags; /* THREAD_F_* */
@@ -124,6 +128,7 @@ struct agent {
 	pid_t pid;
 	int active;          /* events are being opened */
 	int broken;          /* SIGTRAP handler lost: sampling stopped */
+	int forked;          /* a fork child of the image that loaded the agent */
 	const struct agent_tool *tool;
 	unsigned char *states; /* AGENT_MAX_THREADS tool states, state_stride apart */
 	size_t state_stride;
@@ -138,15 +143,29 @@ extern __thread int agent_quiet __attribute__((tls_model("initial-exec")));
 
 uint64_t agent_now(void);
 void agent_error(int err, const char *msg);
+/* The CPU time of a thread of this process, ns (a system call). */
+uint64_t agent_cpu_of(pid_t tid);
+#define agent_cpu_now() agent_cpu_of(0)
 int agent_check_handler(void);
 
 /* thread.c */
 /* created: when pthread_create was called; 0 for a process's first thread. */
 struct agent_thread *agent_thread_start(int main_thread, uint64_t created);
 void agent_thread_stop(struct agent_thread *t);
-void agent_thread_stats(struct agent_thread *t);
+/* t's stats: REC_THREAD_END when it ends, REC_THREAD_STATS while it goes on. */
+void agent_thread_send(struct agent_thread *t, uint16_t type);
 /* From t's own handlers: a REC_THREAD_STATS when one is due. */
 void agent_thread_tick(struct agent_thread *t, uint64_t now);
+
+/* fds.c: the agent's descriptors among the program's */
+struct perf_event_attr;
+/* A perf event of the agent's: its fd, or a negative errno; *id its perf id. */
+int agent_perf_open(struct perf_event_attr *a, pid_t tid, int group, uint64_t *id);
+/* Close *fd if it still holds the event `id`; *fd becomes -1 either way. */
+void agent_perf_close(int *fd, uint64_t id);
+void fds_init(void);
+/* Before exec of path: name the process if it will run unprofiled. */
+void fds_check_exec(const char *path);
 
 /* handler.c */
 void agent_on_sigtrap(int sig, siginfo_t *si, void *uc);
@@ -163,7 +182,9 @@ int agent_counters_read(struct agent_thread *t, struct agent_counts *c);
 void counters_tick(struct agent_thread *t, uint64_t now, int final);
 
 /* sample_soft.c, events.c */
-void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0);
+/* cpu0: the thread's CPU clock when a timed sample began, else 0; the
+ * cost of the sample and its steps is added when the walk ends. */
+void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0, uint64_t cpu0);
 void soft_on_step(struct agent_thread *t, ucontext_t *uc);
 int soft_stepping(void);
 /* After another trap of t while it steps: stop before a kernel entry. */

@@ -44,11 +44,10 @@ int counters_open(struct agent_thread *t)
 
 		perf_attr_init(ev, &a);
 		a.read_format = grouped ? COUNT_GROUP : COUNT_ALONE;
-		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1,
-				  grouped && t->count_lead >= 0 ? t->count_fd[t->count_lead] : -1,
-				  PERF_FLAG_FD_CLOEXEC);
+		fd = agent_perf_open(&a, 0, grouped && t->count_lead >= 0 ?
+					    t->count_fd[t->count_lead] : -1, &t->count_id[i]);
 		if (fd < 0) {
-			err = -errno;
+			err = fd;
 			break;
 		}
 		t->count_fd[i] = fd;
@@ -63,11 +62,8 @@ int counters_open(struct agent_thread *t)
 void counters_close(struct agent_thread *t)
 {
 	/* Members first: closing the leader would orphan them. */
-	for (unsigned i = AGENT_MAX_COUNTERS; i-- > 0;) {
-		if (t->count_fd[i] >= 0)
-			close(t->count_fd[i]);
-		t->count_fd[i] = -1;
-	}
+	for (unsigned i = AGENT_MAX_COUNTERS; i-- > 0;)
+		agent_perf_close(&t->count_fd[i], t->count_id[i]);
 	t->count_lead = -1;
 }
 

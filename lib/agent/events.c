@@ -35,9 +35,9 @@ int pmu_open(struct agent_thread *t, int i)
 		a.sample_type = PERF_ATTR_SAMPLE_TYPE;
 		a.wakeup_events = 1;
 	}
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = agent_perf_open(&a, 0, -1, &t->ev_id[i]);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	t->ev_fd[i] = fd;
 	if (agent_g.cfg.source == SRC_PMU) {
 		void *ring = mmap(NULL, pmu_ring_len(), PROT_READ | PROT_WRITE,
@@ -46,8 +46,7 @@ int pmu_open(struct agent_thread *t, int i)
 		if (ring == MAP_FAILED) {
 			int err = -errno;
 
-			close(fd);
-			t->ev_fd[i] = -1;
+			agent_perf_close(&t->ev_fd[i], t->ev_id[i]);
 			return err;
 		}
 		t->ev_ring[i] = ring;
@@ -61,10 +60,7 @@ void pmu_close(struct agent_thread *t, int i)
 		munmap(t->ev_ring[i], pmu_ring_len());
 		t->ev_ring[i] = NULL;
 	}
-	if (t->ev_fd[i] >= 0) {
-		close(t->ev_fd[i]);
-		t->ev_fd[i] = -1;
-	}
+	agent_perf_close(&t->ev_fd[i], t->ev_id[i]);
 }
 
 /* Layout of PERF_RECORD_SAMPLE for PERF_ATTR_SAMPLE_TYPE, in the kernel's order. */

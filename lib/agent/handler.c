@@ -19,7 +19,8 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *ucv)
 	int saved = errno;
 
 	if (si->si_code == TRAP_PERF) {
-		uint64_t data = agent_si_perf_data(si), now;
+		uint64_t data = agent_si_perf_data(si), now, cpu0 = 0;
+		int kind;
 
 		if ((data & SIGDATA_MASK) != SIGDATA_MAGIC)
 			goto chain;
@@ -27,19 +28,31 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *ucv)
 		if (!t || t->tid != gettid())
 			goto out;
 		now = agent_now();
+		kind = (data & SIGDATA_KIND_MASK) == SIGDATA_WPT;
+		if (++t->cost_tick[kind] % AGENT_COST_EVERY == 0)
+			cpu0 = agent_cpu_now();
 		/* Raised while SIGTRAP was blocked (a raw system call the
 		 * interposed masks did not see), so delivered away from the
 		 * instruction that caused it: its registers describe nothing. */
-		if (agent_si_perf_flags(si) & TRAP_PERF_FLAG_ASYNC)
-			t->tr.async++;
-		else if ((data & SIGDATA_KIND_MASK) == SIGDATA_WPT)
+		if (agent_si_perf_flags(si) & TRAP_PERF_FLAG_ASYNC) {
+			t->ext.async++;
+		} else if (kind) {
 			wpt_on_trap(t, (int)(data & SIGDATA_INDEX_MASK), si, uc, now);
-		else if (agent_quiet)
+		} else if (agent_quiet) {
 			t->st.samples++;
-		else if (agent_g.cfg.source == SRC_SOFT)
-			soft_on_sample(t, uc, now);
-		else
+		} else if (agent_g.cfg.source == SRC_SOFT) {
+			soft_on_sample(t, uc, now, cpu0);
+			cpu0 = 0; /* the walk, steps included, times itself */
+		} else {
 			pmu_on_sample(t, (int)(data & SIGDATA_INDEX_MASK), now);
+		}
+		if (cpu0 && kind) {
+			t->ext.trap_cpu_ns += agent_cpu_now() - cpu0;
+			t->ext.trap_cpu_n++;
+		} else if (cpu0) {
+			t->ext.sample_cpu_ns += agent_cpu_now() - cpu0;
+			t->ext.sample_cpu_n++;
+		}
 		agent_thread_tick(t, now);
 		counters_tick(t, now, 0);
 		/* A trap while the thread single-steps returns to a set trap
@@ -63,7 +76,7 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *ucv)
 	    agent_g.cfg.max_steps && !sigchain_program_handles()) {
 		uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)X86_EFLAGS_TF;
 		if (t && t->tid == gettid())
-			t->tr.stray++;
+			t->ext.stray++;
 		goto out;
 	}
 chain:

@@ -32,6 +32,8 @@
 
 static __thread int soft_steps_left __attribute__((tls_model("initial-exec")));
 static __thread uint64_t soft_t0 __attribute__((tls_model("initial-exec")));
+/* The CPU clock when a timed sample's walk began, 0 if it is not timed. */
+static __thread uint64_t soft_cpu0 __attribute__((tls_model("initial-exec")));
 
 int soft_stepping(void)
 {
@@ -94,20 +96,32 @@ static int soft_try(struct agent_thread *t, ucontext_t *uc, uint64_t time, int s
 	return r == 0 && (acc.flags & ACC_F_KERNEL) ? SOFT_KERNEL : r;
 }
 
-static void soft_stop_stepping(ucontext_t *uc)
+/* The walk is over: t (NULL if the thread's slot is gone) pays for it. */
+static void soft_walk_end(struct agent_thread *t)
+{
+	if (soft_cpu0 && t) {
+		t->ext.sample_cpu_ns += agent_cpu_now() - soft_cpu0;
+		t->ext.sample_cpu_n++;
+	}
+	soft_cpu0 = 0;
+}
+
+static void soft_stop_stepping(struct agent_thread *t, ucontext_t *uc)
 {
 	soft_steps_left = 0;
 	uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)X86_EFLAGS_TF;
+	soft_walk_end(t);
 }
 
-void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0)
+void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0, uint64_t cpu0)
 {
 	int r;
 
 	t->st.samples++;
 	/* A sample while stepping starts afresh: the old walk ends here. */
 	if (soft_stepping())
-		soft_stop_stepping(uc);
+		soft_stop_stepping(t, uc);
+	soft_cpu0 = cpu0;
 	r = soft_try(t, uc, t0, 0);
 	if (r == 0 && agent_g.cfg.max_steps) {
 		/* Not a memory access: step to the next instruction. */
@@ -119,6 +133,8 @@ void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0)
 	} else if (r != 1) {
 		t->st.nomem++;
 	}
+	if (!soft_stepping())
+		soft_walk_end(t);
 	t->st.handler_ns += agent_now() - t0;
 }
 
@@ -130,7 +146,7 @@ void soft_guard(struct agent_thread *t, ucontext_t *uc)
 
 	decode_regs_from_ucontext(&regs, uc, t->fs_base, 0);
 	if (decode_next_access(&code, &regs, 1, &acc) == 0 && (acc.flags & ACC_F_KERNEL))
-		soft_stop_stepping(uc);
+		soft_stop_stepping(t, uc);
 }
 
 void soft_on_step(struct agent_thread *t, ucontext_t *uc)
@@ -139,7 +155,7 @@ void soft_on_step(struct agent_thread *t, ucontext_t *uc)
 	int r;
 
 	if (!t || t->tid != gettid()) {
-		soft_stop_stepping(uc);
+		soft_stop_stepping(NULL, uc);
 		return;
 	}
 	t->st.steps++;
@@ -149,10 +165,10 @@ void soft_on_step(struct agent_thread *t, ucontext_t *uc)
 			t->st.decode_fail++;
 		else if (r == SOFT_KERNEL)
 			t->st.nomem++;
-		soft_stop_stepping(uc);
+		soft_stop_stepping(t, uc);
 	} else if (--soft_steps_left == 0) {
 		t->st.nomem++;
-		soft_stop_stepping(uc);
+		soft_stop_stepping(t, uc);
 	}
 	t->st.handler_ns += agent_now() - now;
 }

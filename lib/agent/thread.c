@@ -75,7 +75,7 @@ static void thread_record(struct agent_thread *t, uint64_t created)
 }
 
 /* Async-signal-safe: a stack record and one syscall for the name. */
-static void thread_stats_send(struct agent_thread *t, uint16_t type)
+void agent_thread_send(struct agent_thread *t, uint16_t type)
 {
 	struct rec_thread_end r = { 0 };
 
@@ -83,7 +83,8 @@ static void thread_stats_send(struct agent_thread *t, uint16_t type)
 	r.tid = (uint32_t)t->tid;
 	r.time = agent_now();
 	r.st = t->st;
-	r.tr = t->tr;
+	r.ext = t->ext;
+	r.ext.cpu_ns = agent_cpu_of(t->tid);
 	if (t == agent_self)
 		prctl(PR_GET_NAME, r.name, 0, 0, 0);
 	/* Only t counts into its stats: at exit another thread flushes them. */
@@ -91,17 +92,12 @@ static void thread_stats_send(struct agent_thread *t, uint16_t type)
 		t->st.dropped++;
 }
 
-void agent_thread_stats(struct agent_thread *t)
-{
-	thread_stats_send(t, REC_THREAD_END);
-}
-
 void agent_thread_tick(struct agent_thread *t, uint64_t now)
 {
 	if (now - t->stats_time < AGENT_STATS_NS)
 		return;
 	t->stats_time = now;
-	thread_stats_send(t, REC_THREAD_STATS);
+	agent_thread_send(t, REC_THREAD_STATS);
 }
 
 static int thread_open_events(struct agent_thread *t)
@@ -192,7 +188,7 @@ void agent_thread_stop(struct agent_thread *t)
 	counters_close(t);
 	wpt_close(&t->wp);
 	/* Still ours, so the record carries the name the thread ends with. */
-	agent_thread_stats(t);
+	agent_thread_send(t, REC_THREAD_END);
 	agent_self = NULL;
 	if (t->altstack) {
 		sigaltstack(&ss, NULL);

@@ -97,11 +97,10 @@ int wpt_arm(struct wpt_set *s, int slot, uint64_t addr, unsigned len,
 		if (ioctl(w->fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) < 0)
 			err = -errno;
 	} else {
-		int fd = (int)syscall(SYS_perf_event_open, &a, s->tid, -1, -1,
-				      PERF_FLAG_FD_CLOEXEC);
+		int fd = agent_perf_open(&a, s->tid, -1, &w->id);
 
 		if (fd < 0)
-			err = -errno;
+			err = fd;
 		else
 			w->fd = fd;
 	}
@@ -135,9 +134,7 @@ int wpt_disarm(struct wpt_set *s, int slot)
 void wpt_close(struct wpt_set *s)
 {
 	for (int i = 0; i < WPT_SLOTS; i++) {
-		if (s->slot[i].fd >= 0)
-			close(s->slot[i].fd);
-		s->slot[i].fd = -1;
+		agent_perf_close(&s->slot[i].fd, s->slot[i].id);
 		s->slot[i].armed = 0;
 	}
 }

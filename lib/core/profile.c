@@ -335,9 +335,60 @@ static int profile_add_thread(struct profile *p, const struct rec_thread *r)
 	return 0;
 }
 
-static uint64_t profile_stats_events(const struct agent_stats *st, const struct agent_traps *tr)
+static uint64_t profile_stats_events(const struct agent_stats *st, const struct agent_ext *x)
 {
-	return st->samples + st->steps + st->traps + st->chained + tr->stray + tr->async;
+	return st->samples + st->steps + st->traps + st->chained + x->stray + x->async;
+}
+
+/* Fewer samples than this per thread make too noisy a rate to warn on. */
+#define COST_MIN_SAMPLES 100
+
+void profile_cost(const struct profile *p, uint64_t now, struct prof_cost *c)
+{
+	uint64_t samples = 0, wall = 0, traps = 0, trap_wall = 0, last = 0;
+	struct agent_ext x = { 0 };
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < p->ntasks; i++) {
+		const struct rec_task *t = &p->tasks[i];
+
+		samples += t->st.samples;
+		wall += t->st.handler_ns;
+		traps += t->st.traps;
+		trap_wall += t->st.trap_ns;
+		x.sample_cpu_ns += t->ext.sample_cpu_ns;
+		x.sample_cpu_n += t->ext.sample_cpu_n;
+		x.trap_cpu_ns += t->ext.trap_cpu_ns;
+		x.trap_cpu_n += t->ext.trap_cpu_n;
+		if (t->end > last)
+			last = t->end;
+	}
+	c->cpu = x.sample_cpu_n > 0;
+	c->sample_ns = c->cpu ? (double)x.sample_cpu_ns / (double)x.sample_cpu_n :
+		       samples ? (double)wall / (double)samples : 0;
+	c->trap_ns = x.trap_cpu_n ? (double)x.trap_cpu_ns / (double)x.trap_cpu_n :
+		     traps ? (double)trap_wall / (double)traps : 0;
+	/* The watchpoint traps a sample leads to are part of its cost. */
+	c->all_ns = c->sample_ns + (samples ? c->trap_ns * (double)traps / (double)samples : 0);
+	if (!now)
+		now = last;
+	for (size_t i = 0; i < p->ntasks; i++) {
+		const struct rec_task *t = &p->tasks[i];
+		uint64_t end = t->end ? t->end : now;
+		/* Its CPU time, which the handlers count in; a 1.0 file has
+		 * only its life, which also counts waiting for a core. */
+		double span = t->ext.cpu_ns ? (double)t->ext.cpu_ns :
+			      end > t->start ? (double)(end - t->start) : 0, share;
+
+		if (t->st.samples < COST_MIN_SAMPLES || span <= 0)
+			continue;
+		share = (c->sample_ns * (double)t->st.samples +
+			 c->trap_ns * (double)t->st.traps) / span;
+		if (share > c->share) {
+			c->share = share > 1 ? 1 : share;
+			c->rate = (uint64_t)((double)t->st.samples * 1e9 / span);
+		}
+	}
 }
 
 /*
@@ -355,10 +406,10 @@ static void profile_thread_stats(struct profile *p, const struct rec_thread_end 
 		return;
 	if (ended)
 		t->end = r->time;
-	if (profile_stats_events(&r->st, &r->tr) < profile_stats_events(&t->st, &t->tr))
+	if (profile_stats_events(&r->st, &r->ext) < profile_stats_events(&t->st, &t->ext))
 		return;
 	t->st = r->st;
-	t->tr = r->tr;
+	t->ext = r->ext;
 	if (r->name[0])
 		memcpy(t->name, r->name, sizeof(t->name));
 }
@@ -591,10 +642,15 @@ int profile_add(struct profile *p, const struct rec_hdr *r)
 	case REC_PROC:
 		return profile_add_proc(p, (const struct rec_proc *)r);
 	case REC_PROC_END: {
-		struct prof_proc *pr = profile_find_proc(p, ((const struct rec_proc_end *)r)->pid);
+		const struct rec_proc_end *e = (const struct rec_proc_end *)r;
+		struct prof_proc *pr = profile_find_proc(p, e->pid);
 
-		if (pr)
-			pr->ended = 1;
+		if (pr) {
+			pr->ended = e->how != PROC_END_SIGNAL && e->how != PROC_END_ALIVE;
+			pr->end = e->time;
+			pr->end_how = e->how;
+			pr->end_status = e->status;
+		}
 		return 0;
 	}
 	case REC_THREAD:
@@ -852,8 +908,10 @@ static int profile_write_proc(struct df_writer *w, const struct prof_proc *pr)
 		err = df_write(w, &r->h);
 	}
 	free(r);
-	if (!err && pr->ended) {
-		struct rec_proc_end e = { .h = { sizeof(e), REC_PROC_END, 0 }, .pid = pr->pid };
+	if (!err && (pr->ended || pr->end_how)) {
+		struct rec_proc_end e = { .h = { sizeof(e), REC_PROC_END, 0 }, .pid = pr->pid,
+					  .time = pr->end, .how = pr->end_how,
+					  .status = pr->end_status };
 
 		err = df_write(w, &e.h);
 	}

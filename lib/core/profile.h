@@ -24,7 +24,10 @@ struct prof_meta {
 struct prof_proc {
 	uint32_t pid, ppid, flags;
 	uint64_t start;
-	int ended;
+	int ended;      /* an end was recorded: exit or _exit, not a signal */
+	uint64_t end;   /* when, 0 if unknown */
+	uint32_t end_how; /* PROC_END_*, 0 if unknown */
+	int end_status; /* exit status, if end_how */
 	char *exe; /* of the latest image */
 	unsigned nexec;
 	uint64_t exec_time[PROF_MAX_EXEC];
@@ -170,6 +173,23 @@ void profile_free(struct profile *p);
 int profile_add(struct profile *p, const struct rec_hdr *r);
 /* Number threads 0.. in creation order (thread 0: the first process's main thread). */
 void profile_number_tasks(struct profile *p);
+
+/*
+ * What sampling cost the program: the CPU time of one sample (the agent
+ * times one in AGENT_COST_EVERY; the wall time of the handlers when a 1.0
+ * file has no such figure), and the largest share of a thread's CPU time
+ * spent in cdt's handlers: its samples times that cost over its CPU time
+ * (a 1.0 file: over its life, threads alive taken to `now`, 0: the
+ * latest end).
+ */
+struct prof_cost {
+	double sample_ns, trap_ns; /* per sample (steps included), per trap */
+	double all_ns;             /* per sample, with the traps it leads to */
+	int cpu;                   /* from the CPU clock, not wall time */
+	double share;              /* 0..1 */
+	uint64_t rate;             /* that thread's samples per CPU second */
+};
+void profile_cost(const struct profile *p, uint64_t now, struct prof_cost *c);
 
 int profile_set_meta(struct profile *p, const char *key, const char *value);
 const char *profile_meta(const struct profile *p, const char *key);

@@ -55,6 +55,16 @@ static int task_check(const struct rec_hdr *h, char *why, size_t whylen)
 	return str_check(h, offsetof(struct rec_task, name), 16, "task name", why, whylen);
 }
 
+static int proc_end_check(const struct rec_hdr *h, char *why, size_t whylen)
+{
+	const struct rec_proc_end *e = (const struct rec_proc_end *)h;
+
+	if (h->size >= offsetof(struct rec_proc_end, how) + sizeof(e->how) &&
+	    e->how > PROC_END_MAX)
+		return bad(why, whylen, "process end kind %u is unknown", e->how);
+	return 0;
+}
+
 static int error_check(const struct rec_hdr *h, char *why, size_t whylen)
 {
 	return str_check(h, offsetof(struct rec_error, msg), SIZE_MAX, "message", why, whylen);
@@ -172,21 +182,21 @@ static int alloc_check(const struct rec_hdr *h, char *why, size_t whylen)
 static const struct rec_desc core_types[] = {
 	[REC_PAD] = FIXED(REC_PAD, rec_hdr, REC_T_AGENT, NULL),
 	[REC_PROC] = VAR(REC_PROC, rec_proc, REC_T_AGENT, proc_check),
-	[REC_PROC_END] = FIXED(REC_PROC_END, rec_proc_end, REC_T_AGENT, NULL),
+	[REC_PROC_END] = GROWN(REC_PROC_END, rec_proc_end, how, REC_T_AGENT, proc_end_check),
 	[REC_THREAD] = FIXED(REC_THREAD, rec_thread, REC_T_AGENT, thread_check),
-	[REC_THREAD_END] = GROWN(REC_THREAD_END, rec_thread_end, tr, REC_T_AGENT, thread_end_check),
+	[REC_THREAD_END] = GROWN(REC_THREAD_END, rec_thread_end, ext, REC_T_AGENT, thread_end_check),
 	[REC_MMAP] = VAR(REC_MMAP, rec_mmap, REC_T_AGENT, mmap_check),
 	[REC_SAMPLE] = FIXED(REC_SAMPLE, rec_sample, REC_T_AGENT, sample_check),
 	[REC_TRAP] = FIXED(REC_TRAP, rec_trap, REC_T_AGENT, trap_check),
 	[REC_ERROR] = VAR(REC_ERROR, rec_error, REC_T_AGENT, error_check),
 	[REC_ALLOC] = VAR(REC_ALLOC, rec_alloc, REC_T_AGENT, alloc_check),
 	[REC_FREE] = FIXED(REC_FREE, rec_free, REC_T_AGENT, NULL),
-	[REC_THREAD_STATS] = GROWN(REC_THREAD_STATS, rec_thread_end, tr, REC_T_AGENT,
+	[REC_THREAD_STATS] = GROWN(REC_THREAD_STATS, rec_thread_end, ext, REC_T_AGENT,
 				   thread_end_check),
 	[REC_META] = VAR(REC_META, rec_meta, 0, meta_check),
 	[REC_CPU] = FIXED(REC_CPU, rec_cpu, 0, cpu_check),
 	[REC_SYM] = VAR(REC_SYM, rec_sym, 0, sym_check),
-	[REC_TASK] = GROWN(REC_TASK, rec_task, tr, 0, task_check),
+	[REC_TASK] = GROWN(REC_TASK, rec_task, ext, 0, task_check),
 	/* 1.0 files end it after `pad`; 1.1 added the rejection counts. */
 	[REC_RUNSTATS] = { REC_RUNSTATS, 0, offsetof(struct rec_runstats, rejected),
 			   sizeof(struct rec_runstats), "REC_RUNSTATS", NULL },

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -22,6 +24,7 @@
 #include "lib/core/cliopt.h"
 #include "lib/core/ingest.h"
 #include "lib/core/datafile.h"
+#include "lib/core/view.h"
 #include "lib/wire/arena.h"
 
 extern const unsigned char cdt_agent_blob[], cdt_agent_blob_end[];
@@ -38,7 +41,9 @@ struct run_ctx {
 	pid_t child;
 	uint64_t records, samples, traps;
 	uint64_t t0;
+	uint64_t cost_checked; /* when the sampling cost was last looked at */
 	int live_line;
+	int cost_warned;
 };
 
 static uint64_t run_now(clockid_t clk)
@@ -153,6 +158,31 @@ static int run_agent_fd(void)
 	return fd;
 }
 
+/*
+ * The two descriptors the program inherits (the agent's memfd, which
+ * LD_PRELOAD names, and the arena) move high, out of the way of programs
+ * that dup2 onto, or close, low numbers they take to be free: 1000 and up
+ * under the usual limit of 1024 (select() sets reach no higher), just
+ * under a smaller limit.  Returns the new fd, the old one closed.
+ */
+static int run_fd_high(int fd)
+{
+	struct rlimit rl;
+	long base = 1000;
+	int nfd;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < 1024)
+		base = (long)rl.rlim_cur - 8;
+	if (base <= fd)
+		return fd;
+	nfd = fcntl(fd, F_DUPFD, (int)base);
+	if (nfd < 0)
+		return fd; /* the limit moved: low, but it works */
+	close(fd);
+	return nfd;
+}
+
 static int run_env(int agent_fd, int arena_fd)
 {
 	const char *old = getenv("LD_PRELOAD");
@@ -206,6 +236,29 @@ static void run_live(struct run_ctx *c, int final)
 		(double)el / 1e9, (unsigned long long)c->samples,
 		(unsigned long long)c->traps);
 	c->live_line = 1;
+}
+
+/*
+ * Say once, as soon as the stats show it, that sampling slows the program
+ * down (a rate whose handler cost nears the period), and at the end if
+ * the run was too short to tell before.
+ */
+static void run_cost(struct run_ctx *c, int final)
+{
+	uint64_t now = run_now(CLOCK_MONOTONIC);
+	struct prof_cost cost;
+	char buf[320];
+
+	if (c->o->quiet || c->cost_warned || (!final && now - c->cost_checked < 1000000000ull))
+		return;
+	c->cost_checked = now;
+	profile_cost(c->p, final ? 0 : now, &cost);
+	if (!view_cost_warning(&cost, buf, sizeof(buf)))
+		return;
+	if (c->live_line)
+		fprintf(stderr, "\r\033[K");
+	fprintf(stderr, "cdt %s: warning: %s\n", c->o->tool_name, buf);
+	c->cost_warned = 1;
 }
 
 static int run_drain(struct run_ctx *c, int final)
@@ -293,6 +346,7 @@ static int run_loop(struct run_ctx *c, int *wst, struct run_result *res)
 			return err;
 		if (run_signals(c, wst, res))
 			return 0;
+		run_cost(c, 0);
 		run_live(c, 0);
 	}
 }
@@ -347,6 +401,70 @@ static void run_report_end(const struct run_ctx *c, int wst, struct run_result *
 				"holds what was collected until then\n", prog, res->term_signal,
 				sigabbrev_np(res->term_signal) ? sigabbrev_np(res->term_signal) : "?");
 	}
+}
+
+/* A process of the program that has not ended: not a zombie. */
+static int run_alive(pid_t pid)
+{
+	char path[64], buf[256], *s;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	s = strrchr(buf, ')'); /* the name may hold anything */
+	return s && s[1] == ' ' && s[2] && s[2] != 'Z' && s[2] != 'X';
+}
+
+/*
+ * How each process of the program ended, with what the agent could not
+ * record itself: the signal that killed the program, and processes still
+ * running (a daemon that left the tree goes on unprofiled).  One line for
+ * each that did not exit 0, and a count of the others.
+ */
+static void run_report_procs(struct run_ctx *c, const struct run_result *res)
+{
+	unsigned clean = 0, said = 0;
+
+	for (size_t i = 0; i < c->p->nprocs; i++) {
+		struct prof_proc *pr = &c->p->procs[i];
+		const char *exe = pr->exe ? pr->exe : "?";
+
+		if (!pr->ended && (pid_t)pr->pid == c->child && res->term_signal) {
+			pr->end_how = PROC_END_SIGNAL;
+			pr->end_status = res->term_signal;
+		} else if (!pr->ended && run_alive((pid_t)pr->pid)) {
+			pr->end_how = PROC_END_ALIVE;
+		}
+		if ((pid_t)pr->pid == c->child || c->o->quiet)
+			continue; /* run_report_end said how the program ended */
+		if (pr->ended && !pr->end_status) {
+			clean++;
+			continue;
+		}
+		if (said++ == 8)
+			fprintf(stderr, "cdt: (more processes: --view processes lists them all)\n");
+		if (said > 8)
+			continue;
+		if (pr->ended)
+			fprintf(stderr, "cdt: process %u (%s) exited with status %d\n", pr->pid, exe,
+				pr->end_status);
+		else if (pr->end_how == PROC_END_ALIVE)
+			fprintf(stderr, "cdt: process %u (%s) still runs after the program ended "
+				"(it left the program: a daemon?); it goes on unprofiled\n",
+				pr->pid, exe);
+		else
+			fprintf(stderr, "cdt: process %u (%s) ended with no exit: killed by a "
+				"signal, or a raw exit system call\n", pr->pid, exe);
+	}
+	if (clean && !c->o->quiet)
+		fprintf(stderr, "cdt: %u other process%s exited with status 0\n", clean,
+			clean == 1 ? "" : "es");
 }
 
 /* An agent's message as text: the program can forge one in the arena, and
@@ -413,7 +531,7 @@ static pid_t run_spawn(struct run_ctx *c, const char *path, const sigset_t *oldm
 		       int *exec_err)
 {
 	int pfd[2], e = 0;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
@@ -426,6 +544,10 @@ static pid_t run_spawn(struct run_ctx *c, const char *path, const sigset_t *oldm
 	}
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, oldmask, NULL);
+		/* The program dies with cdt rather than run on unprofiled: set
+		 * before exec (kept across it), and too late if cdt is gone. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(EXIT_CDT_FAILED);
 		execv(path, c->o->argv);
 		e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
@@ -493,6 +615,8 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 		fprintf(stderr, "cdt: cannot write the agent to a memfd: %s\n", strerror(-err));
 		goto out;
 	}
+	c.agent_fd = run_fd_high(c.agent_fd);
+	c.arena.fd = run_fd_high(c.arena.fd);
 	err = run_env(c.agent_fd, c.arena.fd);
 	if (err) {
 		fprintf(stderr, "cdt: cannot set the environment: %s\n", strerror(-err));
@@ -535,6 +659,7 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 	/* The program is gone; what its processes left is final. */
 	err = run_drain(&c, 1);
 	run_live(&c, 1);
+	run_cost(&c, 1);
 	run_report_end(&c, wst, res);
 	run_rejected(&c);
 	ingest_counters(&c.in, &dropped, &dropped_bytes, &agents);
@@ -548,6 +673,7 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 		goto out;
 	}
 	run_errors(p, o->quiet);
+	run_report_procs(&c, res);
 	profile_number_tasks(p);
 	run_stats(&c, res, start_rt);
 out:

@@ -22,20 +22,49 @@ const struct view *view_find(const struct view *views, const char *name)
 
 #define KV(key, ...) (table_row(t) || table_cell(t, "%s", key) || table_cell(t, __VA_ARGS__))
 
+/* A handler's share of a thread's time from which a run is said to be
+ * slowed, and the share a suggested rate aims at. */
+#define COST_WARN_SHARE 0.2
+#define COST_GOOD_SHARE 0.05
+
+int view_cost_warning(const struct prof_cost *c, char *buf, size_t len)
+{
+	double ok;
+	uint64_t hz, mag = 1;
+
+	if (c->share < COST_WARN_SHARE || c->all_ns <= 0)
+		return 0;
+	/* The rate whose samples would take COST_GOOD_SHARE of a busy thread,
+	 * rounded down to two significant digits. */
+	ok = COST_GOOD_SHARE * 1e9 / c->all_ns;
+	hz = ok < 1 ? 1 : (uint64_t)ok;
+	while (hz >= 100 * mag)
+		mag *= 10;
+	hz = hz / mag * mag;
+	snprintf(buf, len, "a sample costs %.0f us of %s with the traps it leads to; at %" PRIu64
+		 " samples/s cdt's handlers took %.0f%% of the busiest thread's time, so the "
+		 "program ran about %.1fx slower; -F %" PRIu64 " or lower keeps it near %.0f%%",
+		 c->all_ns / 1000,
+		 c->cpu ? "CPU time" : "wall time", c->rate, c->share * 100,
+		 c->share >= 0.99 ? 100.0 : 1 / (1 - c->share), hz, COST_GOOD_SHARE * 100);
+	return 1;
+}
+
 int view_summary_run(const struct profile *p, struct table *t)
 {
-	uint64_t samples = 0, ns = 0, steps = 0, traps = 0, trap_ns = 0, stray = 0, async = 0;
+	uint64_t samples = 0, steps = 0, traps = 0, stray = 0, async = 0;
+	struct prof_cost cost;
+	char warn[320];
 	int err = 0;
 
 	for (size_t i = 0; i < p->ntasks; i++) {
 		samples += p->tasks[i].st.samples;
 		steps += p->tasks[i].st.steps;
-		ns += p->tasks[i].st.handler_ns;
 		traps += p->tasks[i].st.traps;
-		trap_ns += p->tasks[i].st.trap_ns;
-		stray += p->tasks[i].tr.stray;
-		async += p->tasks[i].tr.async;
+		stray += p->tasks[i].ext.stray;
+		async += p->tasks[i].ext.async;
 	}
+	profile_cost(p, 0, &cost);
 	for (size_t i = 0; i < p->nmeta && !err; i++)
 		err = KV(p->meta[i].key, "%s", p->meta[i].value);
 	if (!err && p->have_run) {
@@ -54,10 +83,42 @@ int view_summary_run(const struct profile *p, struct table *t)
 		err = KV("processes", "%zu", p->nprocs) || KV("threads", "%zu", p->ntasks) ||
 		      KV("samples_taken", "%" PRIu64, samples) ||
 		      KV("single_steps", "%" PRIu64, steps) ||
-		      KV("us_per_sample", "%.2f", samples ? (double)ns / (double)samples / 1000.0 : 0) ||
+		      KV("us_per_sample", "%.2f", cost.sample_ns / 1000) ||
 		      KV("traps_taken", "%" PRIu64, traps) ||
-		      KV("us_per_trap", "%.2f", traps ? (double)trap_ns / (double)traps / 1000.0 : 0) ||
+		      KV("us_per_trap", "%.2f", cost.trap_ns / 1000) ||
+		      KV("cost_clock", "%s", cost.cpu ? "cpu" : "wall") ||
+		      KV("sampling_share", "%.3f", cost.share) ||
 		      KV("stray_traps", "%" PRIu64, stray) || KV("async_traps", "%" PRIu64, async);
+	if (!err && view_cost_warning(&cost, warn, sizeof(warn)))
+		err = KV("warning", "%s", warn);
+	return err ? -ENOMEM : 0;
+}
+
+int view_processes(const struct profile *p, const struct view_opts *o, struct table *t)
+{
+	static const char *const cols[] = { "pid:r", "ppid:r", "execs:r", "ended", "status:r",
+					    "exe", NULL };
+	static const char *const how[] = {
+		[0] = "ended", /* a 1.0 file: nothing more is known */
+		[PROC_END_EXIT] = "exit", [PROC_END__EXIT] = "_exit",
+		[PROC_END_SIGNAL] = "signal", [PROC_END_ALIVE] = "running",
+	};
+	int err = 0;
+
+	(void)o;
+	table_init(t, "Processes", cols);
+	for (size_t i = 0; i < p->nprocs && !err; i++) {
+		const struct prof_proc *pr = &p->procs[i];
+		const char *end = pr->end_how <= PROC_END_MAX ? how[pr->end_how] : "?";
+
+		if (!pr->ended && pr->end_how != PROC_END_SIGNAL && pr->end_how != PROC_END_ALIVE)
+			end = "no exit"; /* killed, or a raw exit system call */
+		err = table_row(t) || table_cell(t, "%u", pr->pid) || table_cell(t, "%u", pr->ppid) ||
+		      table_cell(t, "%u", pr->nexec) || table_cell(t, "%s", end) ||
+		      (pr->ended || pr->end_how == PROC_END_SIGNAL ?
+		       table_cell(t, "%d", pr->end_status) : table_cell(t, "%s", "")) ||
+		      table_cell(t, "%s", pr->exe ? pr->exe : "");
+	}
 	return err ? -ENOMEM : 0;
 }
 

@@ -37,6 +37,13 @@ const struct view *view_find(const struct view *views, const char *name);
 /* Summary rows every tool has: settings, how the run ended, agent cost. */
 int view_summary_run(const struct profile *p, struct table *t);
 int view_summary_errors(const struct profile *p, struct table *t);
+/* The "processes" view of every tool: each process, how it ended. */
+int view_processes(const struct profile *p, const struct view_opts *o, struct table *t);
+/*
+ * When sampling took a fifth or more of a thread's time, a sentence that
+ * says so and which rate would cost about 5%; else 0 and buf untouched.
+ */
+int view_cost_warning(const struct prof_cost *c, char *buf, size_t len);
 /* A thread column: "name:r" (numbers), or "name" when merged profiles
  * label threads rank.thread, which sort as text. */
 const char *view_thread_col(const struct profile *p, const char *name_r, const char *name);

@@ -147,7 +147,16 @@ struct rec_proc_end {
 	struct rec_hdr h;
 	uint32_t pid, pad;
 	uint64_t time;
+	/* Since 1.1 (0 in 1.0 files: it ended, nothing more is known). */
+	uint32_t how;   /* PROC_END_* */
+	int32_t status; /* the exit status the program gave */
 };
+#define PROC_END_EXIT 1   /* exit(), or return from main */
+#define PROC_END__EXIT 2  /* _exit() or _Exit() */
+/* Written by the front end, which saw what the agent could not: */
+#define PROC_END_SIGNAL 3 /* killed by signal `status` */
+#define PROC_END_ALIVE 4  /* still running when the run ended */
+#define PROC_END_MAX 4
 
 struct rec_thread {
 	struct rec_hdr h;
@@ -178,16 +187,24 @@ struct agent_stats {
 };
 
 /*
- * SIGTRAPs of cdt's that the agent took without attributing them: traps
- * cannot be withdrawn once the kernel has raised them, and none may reach
- * the program, whose default action for SIGTRAP is to die.
+ * What 1.1 added to a thread's stats.  SIGTRAPs of cdt's that the agent
+ * took without attributing them: traps cannot be withdrawn once the kernel
+ * has raised them, and none may reach the program, whose default action
+ * for SIGTRAP is to die.  And the CPU time of the handlers, read from the
+ * thread's CPU clock on one sample (trap) in AGENT_COST_EVERY: the wall
+ * time of a handler also counts the time its thread waits for a core, and
+ * the CPU clock is a system call (0.5 us in a KVM guest), too dear for all.
  */
-struct agent_traps {
+struct agent_ext {
 	uint64_t stray; /* late: a step trap past cdt's stepping (a handler of the
 			 * program returned to the flag cdt had set) */
 	uint64_t async; /* raised while SIGTRAP was blocked (a raw system call),
 			 * so delivered away from the instruction that caused it */
+	uint64_t sample_cpu_ns, sample_cpu_n; /* samples measured (steps included) */
+	uint64_t trap_cpu_ns, trap_cpu_n;     /* watchpoint traps measured */
+	uint64_t cpu_ns; /* the thread's CPU time when the snapshot was taken */
 };
+#define AGENT_COST_EVERY 16
 
 /*
  * REC_THREAD_END, and REC_THREAD_STATS: the same snapshot sent now and then
@@ -200,7 +217,7 @@ struct rec_thread_end {
 	struct agent_stats st;
 	char name[16]; /* thread name at end (threads often name themselves late) */
 	/* Since 1.1 (absent from shorter records: zero). */
-	struct agent_traps tr;
+	struct agent_ext ext;
 };
 
 struct rec_mmap {
@@ -310,7 +327,7 @@ struct rec_task {
 	uint32_t pad;
 	struct agent_stats st;
 	char name[16];
-	struct agent_traps tr; /* since 1.1 */
+	struct agent_ext ext; /* since 1.1 */
 };
 
 /* rec_runstats.rejected[]: why records of the arena were refused. */
@@ -394,9 +411,10 @@ REC_FIELD(rec_proc, time, 16);
 REC_FIELD(rec_proc, flags, 24);
 REC_FIELD(rec_proc, exe, 32);
 
-REC_SIZE_IS(rec_proc_end, 24);
+REC_SIZE_IS(rec_proc_end, 32);
 REC_FIELD(rec_proc_end, pid, 8);
 REC_FIELD(rec_proc_end, time, 16);
+REC_FIELD(rec_proc_end, how, 24);
 
 REC_SIZE_IS(rec_thread, 48);
 REC_FIELD(rec_thread, pid, 8);
@@ -418,13 +436,13 @@ REC_FIELD(agent_stats, trap_ns, 56);
 REC_FIELD(agent_stats, dropped, 64);
 REC_FIELD(agent_stats, chained, 72);
 
-REC_SIZE_IS(rec_thread_end, 136);
+REC_SIZE_IS(rec_thread_end, 176);
 REC_FIELD(rec_thread_end, pid, 8);
 REC_FIELD(rec_thread_end, tid, 12);
 REC_FIELD(rec_thread_end, time, 16);
 REC_FIELD(rec_thread_end, st, 24);
 REC_FIELD(rec_thread_end, name, 104);
-REC_FIELD(rec_thread_end, tr, 120);
+REC_FIELD(rec_thread_end, ext, 120);
 
 REC_SIZE_IS(rec_mmap, 72);
 REC_FIELD(rec_mmap, pid, 8);
@@ -482,7 +500,7 @@ REC_FIELD(rec_sym, file_len, 44);
 REC_FIELD(rec_sym, module_len, 48);
 REC_FIELD(rec_sym, str, 56);
 
-REC_SIZE_IS(rec_task, 160);
+REC_SIZE_IS(rec_task, 200);
 REC_FIELD(rec_task, index, 8);
 REC_FIELD(rec_task, pid, 12);
 REC_FIELD(rec_task, tid, 16);
@@ -492,7 +510,7 @@ REC_FIELD(rec_task, end, 32);
 REC_FIELD(rec_task, flags, 40);
 REC_FIELD(rec_task, st, 48);
 REC_FIELD(rec_task, name, 128);
-REC_FIELD(rec_task, tr, 144);
+REC_FIELD(rec_task, ext, 144);
 
 REC_SIZE_IS(rec_runstats, 112);
 REC_FIELD(rec_runstats, start_ns, 8);

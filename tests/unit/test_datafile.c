@@ -219,6 +219,7 @@ static void all_types(struct recs *b)
 	mk_thread_end(&u);
 	recs_add(b, &u.h);
 	mk_fixed(&u, REC_PROC_END, sizeof(struct rec_proc_end), 6);
+	((struct rec_proc_end *)&u)->how = PROC_END__EXIT;
 	recs_add(b, &u.h);
 	rec_init(&u, REC_CPU, sizeof(*cpu));
 	cpu->cpu = 3, cpu->core = 1, cpu->socket = 0, cpu->node = -1;
@@ -376,15 +377,15 @@ static void test_validate(void **state)
 	/* every fixed-size type: one byte... one record short of its size */
 	{
 		static const struct { uint16_t type; size_t size; } fixed[] = {
-			{ REC_PROC_END, sizeof(struct rec_proc_end) },
+			{ REC_PROC_END, offsetof(struct rec_proc_end, how) },
 			{ REC_THREAD, sizeof(struct rec_thread) },
 			/* grown in 1.1: the 1.0 size is the minimum */
-			{ REC_THREAD_END, offsetof(struct rec_thread_end, tr) },
-			{ REC_THREAD_STATS, offsetof(struct rec_thread_end, tr) },
+			{ REC_THREAD_END, offsetof(struct rec_thread_end, ext) },
+			{ REC_THREAD_STATS, offsetof(struct rec_thread_end, ext) },
 			{ REC_SAMPLE, sizeof(struct rec_sample) },
 			{ REC_TRAP, sizeof(struct rec_trap) },
 			{ REC_CPU, sizeof(struct rec_cpu) },
-			{ REC_TASK, offsetof(struct rec_task, tr) },
+			{ REC_TASK, offsetof(struct rec_task, ext) },
 			/* 1.0's size, the type's minimum */
 			{ REC_RUNSTATS, offsetof(struct rec_runstats, rejected) },
 			{ REC_END, sizeof(struct rec_end) },
@@ -397,6 +398,12 @@ static void test_validate(void **state)
 			expect_bad(&u);
 		}
 	}
+	/* how a process ended: a kind this cdt knows */
+	rec_init(&u, REC_PROC_END, sizeof(struct rec_proc_end));
+	((struct rec_proc_end *)&u)->how = PROC_END_MAX;
+	assert_int_equal(record_validate(&u.h), 0);
+	((struct rec_proc_end *)&u)->how = PROC_END_MAX + 1;
+	expect_bad(&u);
 	/* trailing strings */
 	mk_proc(&u, "/bin/x");
 	assert_int_equal(record_validate(&u.h), 0);

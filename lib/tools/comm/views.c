@@ -411,6 +411,7 @@ const struct view comm_views[] = {
 	{ "lines", "contended cache lines: object, offset, threads, code", view_lines, NULL },
 	{ "objects", "data objects by communication", view_objects, NULL },
 	{ "code", "source locations taking part in communication", view_code, NULL },
+	{ "processes", "each process: parent, execs, how it ended", view_processes, NULL },
 	{ NULL, NULL, NULL, NULL },
 };
 

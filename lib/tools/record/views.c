@@ -459,6 +459,7 @@ const struct view record_views[] = {
 	{ "allocs", "heap blocks, mappings and stacks by allocation call path", view_allocs, NULL },
 	{ "samples", "every sample (CSV is the useful form)", view_samples, NULL },
 	{ "traps", "watchpoint traps from --watch", view_traps, NULL },
+	{ "processes", "each process: parent, execs, how it ended", view_processes, NULL },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The agent's file descriptors live among the program's, which may close
+ * or reuse any number (closefrom, close_range, a dup2 onto it).  So:
+ *   - perf events are opened close-on-exec (an exec'd image opens its
+ *     own) and moved above the arena's descriptor, which the front end
+ *     put high, away from the low numbers programs take to be free;
+ *   - an event is closed only while its number still holds that event,
+ *     told by its perf id: the agent never closes a file of the program's;
+ *   - before exec, the two descriptors the next image needs (the agent's
+ *     memfd that LD_PRELOAD names, and the arena) are checked, and a
+ *     process that will run unprofiled is named, once, in the profile.
+ * Async-signal-safe throughout: watchpoints open from trap handlers, and
+ * exec may be called from a signal handler.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lib/agent/agent.h"
+
+/* What the next image needs, as found at start: fd, device and inode. */
+static struct fds_keep {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+} fds_keep[2] = { { -1, 0, 0 }, { -1, 0, 0 } };
+
+int agent_perf_open(struct perf_event_attr *a, pid_t tid, int group, uint64_t *id)
+{
+	int fd = (int)syscall(SYS_perf_event_open, a, tid, -1, group, PERF_FLAG_FD_CLOEXEC);
+	int base = agent_g.arena.fd + 1, nfd;
+
+	if (fd < 0)
+		return -errno;
+	if (base > 1 && fd < base) {
+		/* None free up there (a low limit): low, but it works. */
+		nfd = fcntl(fd, F_DUPFD_CLOEXEC, base);
+		if (nfd >= 0) {
+			close(fd);
+			fd = nfd;
+		}
+	}
+	*id = 0;
+	ioctl(fd, PERF_EVENT_IOC_ID, id);
+	return fd;
+}
+
+void agent_perf_close(int *fd, uint64_t id)
+{
+	uint64_t now = 0;
+
+	if (*fd >= 0 && ioctl(*fd, PERF_EVENT_IOC_ID, &now) == 0 && now == id)
+		close(*fd);
+	*fd = -1;
+}
+
+static void fds_note(struct fds_keep *k, int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st))
+		return;
+	k->fd = fd;
+	k->dev = st.st_dev;
+	k->ino = st.st_ino;
+}
+
+void fds_init(void)
+{
+	Dl_info info;
+	const char *s;
+	long n = 0;
+
+	fds_note(&fds_keep[0], agent_g.arena.fd);
+	/* Loaded as /proc/self/fd/N (run.c): N is the agent's memfd. */
+	if (!dladdr((void *)fds_init, &info) || !info.dli_fname ||
+	    strncmp(info.dli_fname, "/proc/self/fd/", 14))
+		return;
+	for (s = info.dli_fname + 14; *s >= '0' && *s <= '9' && n < 1 << 24; s++)
+		n = n * 10 + (*s - '0');
+	if (!*s)
+		fds_note(&fds_keep[1], (int)n);
+}
+
+static int fds_intact(const struct fds_keep *k)
+{
+	struct stat st;
+
+	return k->fd < 0 || (!fstat(k->fd, &st) && st.st_dev == k->dev && st.st_ino == k->ino);
+}
+
+/* Appends s to buf (len bytes in all) at *n, as far as it fits. */
+static void fds_cat(char *buf, size_t len, size_t *n, const char *s)
+{
+	while (*s && *n + 1 < len)
+		buf[(*n)++] = *s++;
+	buf[*n] = '\0';
+}
+
+void fds_check_exec(const char *path)
+{
+	char msg[512], num[16];
+	size_t n = 0, k = sizeof(num);
+	unsigned pid = (unsigned)getpid();
+
+	if (fds_intact(&fds_keep[0]) && fds_intact(&fds_keep[1]))
+		return;
+	num[--k] = '\0';
+	do
+		num[--k] = (char)('0' + pid % 10);
+	while ((pid /= 10) && k);
+	fds_cat(msg, sizeof(msg), &n, "process ");
+	fds_cat(msg, sizeof(msg), &n, num + k);
+	fds_cat(msg, sizeof(msg), &n, " runs ");
+	fds_cat(msg, sizeof(msg), &n, path ? path : "?");
+	fds_cat(msg, sizeof(msg), &n, " unprofiled: it closed cdt's descriptors before exec "
+		"(closefrom or close_range?), so the agent cannot load into it");
+	agent_error(EBADF, msg);
+}
