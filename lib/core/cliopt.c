@@ -43,18 +43,19 @@ next:
 	return 1;
 }
 
-int cliopt_u64(const char *opt, const char *s, int binary, uint64_t *out)
+int cliopt_parse_u64(const char *s, int binary, uint64_t *out)
 {
 	unsigned long long v;
 	uint64_t mul = 1, base = binary ? 1024 : 1000;
 	char *end;
 
 	errno = 0;
-	if (!s || !*s || *s == '-')
-		goto bad;
+	/* strtoull would take "-1" as a huge number, and skip leading spaces. */
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
 	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		goto bad;
+	if (errno)
+		return -EINVAL;
 	switch (*end) {
 	case 'k': case 'K': mul = base; end++; break;
 	case 'm': case 'M': mul = base * base; end++; break;
@@ -62,10 +63,30 @@ int cliopt_u64(const char *opt, const char *s, int binary, uint64_t *out)
 	default: break;
 	}
 	if (*end || (v && mul > UINT64_MAX / v))
-		goto bad;
+		return -EINVAL;
 	*out = v * mul;
 	return 0;
-bad:
-	fprintf(stderr, "cdt: %s: '%s' is not a valid number\n", opt, s ? s : "");
-	return -1;
+}
+
+int cliopt_range(const char *opt, const char *s, int binary, uint64_t min, uint64_t max,
+		 uint64_t *out)
+{
+	uint64_t v;
+
+	if (!cliopt_parse_u64(s, binary, &v) && v >= min && v <= max) {
+		*out = v;
+		return 0;
+	}
+	if (max == UINT64_MAX)
+		fprintf(stderr, "cdt: %s takes a number from %llu, not '%s'\n", opt,
+			(unsigned long long)min, s ? s : "");
+	else
+		fprintf(stderr, "cdt: %s takes %llu to %llu, not '%s'\n", opt,
+			(unsigned long long)min, (unsigned long long)max, s ? s : "");
+	return -EINVAL;
+}
+
+int cliopt_u64(const char *opt, const char *s, int binary, uint64_t *out)
+{
+	return cliopt_range(opt, s, binary, 1, UINT64_MAX, out);
 }
