@@ -68,25 +68,14 @@ int cliopt_parse_u64(const char *s, int binary, uint64_t *out)
 	return 0;
 }
 
-int cliopt_range(const char *opt, const char *s, int binary, uint64_t min, uint64_t max,
-		 uint64_t *out)
+int cliopt_u64(const char *opt, const char *s, int binary, uint64_t *out)
 {
 	uint64_t v;
 
-	if (!cliopt_parse_u64(s, binary, &v) && v >= min && v <= max) {
-		*out = v;
-		return 0;
+	if (cliopt_parse_u64(s, binary, &v) || !v) {
+		fprintf(stderr, "cdt: %s takes a number from 1, not '%s'\n", opt, s ? s : "");
+		return -EINVAL;
 	}
-	if (max == UINT64_MAX)
-		fprintf(stderr, "cdt: %s takes a number from %llu, not '%s'\n", opt,
-			(unsigned long long)min, s ? s : "");
-	else
-		fprintf(stderr, "cdt: %s takes %llu to %llu, not '%s'\n", opt,
-			(unsigned long long)min, (unsigned long long)max, s ? s : "");
-	return -EINVAL;
-}
-
-int cliopt_u64(const char *opt, const char *s, int binary, uint64_t *out)
-{
-	return cliopt_range(opt, s, binary, 1, UINT64_MAX, out);
+	*out = v;
+	return 0;
 }

@@ -19,13 +19,9 @@ int cliopt_match(int argc, char **argv, int *i, const char *sh, const char *lg,
  * unless `binary`), quietly: 0, or -EINVAL if s is not such a number. */
 int cliopt_parse_u64(const char *s, int binary, uint64_t *out);
 
-/* The value s of option opt, a number from min to max; otherwise one line
- * on stderr naming opt, the range and s, and -EINVAL. */
-int cliopt_range(const char *opt, const char *s, int binary, uint64_t min, uint64_t max,
-		 uint64_t *out);
-
-/* A number of at least 1 (a rate, a period, a size): cliopt_range from 1.
- * Zero has no meaning for these, so it is refused here, with a message. */
+/* The value s of option opt, a number of at least 1 (a rate, a period, a
+ * size: zero has no meaning for these); otherwise one line on stderr
+ * naming opt and s, and -EINVAL. */
 int cliopt_u64(const char *opt, const char *s, int binary, uint64_t *out);
 
 #endif
