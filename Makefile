@@ -15,8 +15,11 @@ DESTDIR ?=
 CC      ?= cc
 VERSION := 0.1.0
 
+# tmux drives the TUI in the tests, Open MPI runs a real MPI job
+# (tests/e2e/mpi.sh), stress-ng loads the machine in stress runs.
 DEB_PKGS := pkg-config libpfm4-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev \
-            libzydis-dev libhwloc-dev libcmocka-dev tmux
+            libzydis-dev libhwloc-dev libcmocka-dev tmux openmpi-bin libopenmpi-dev \
+            stress-ng
 # Libraries without a .pc file in Debian 12 fall back to plain -l flags.
 PKG_LIBS := libelf libdw zlib ncursesw hwloc
 
@@ -68,7 +71,9 @@ WORK_BIN := $(WORK_SRC:tests/workloads/%.c=$(B)/workloads/%)
 .PHONY: all check demo install clean deps fuzz bench unit e2e workloads
 all: cdt
 
-$(B)/.deps:
+# Checked again when the Makefile changes, so a package added to the list
+# is installed in an existing build too.
+$(B)/.deps: Makefile
 	@missing=""; \
 	for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

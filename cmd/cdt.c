@@ -14,7 +14,7 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
-	{ "report", "show a recorded profile: text, CSV or TUI", cmd_report },
+	{ "report", "show a recorded profile: text, CSV, JSON or TUI", cmd_report },
 	{ "probe", "what this machine offers: PMU, debug registers, sample source", cmd_probe },
 };
 

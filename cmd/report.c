@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* cdt report: show a recorded profile as text or CSV. */
+/* cdt report: show a recorded profile as text, CSV, JSON or in the TUI. */
 #include <errno.h>
 #include <glob.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include "lib/core/view_print.h"
 #include "lib/core/view_tui.h"
 #include "lib/tools/tool.h"
+#include "output/json.h"
 
 struct report_opts {
 	const char *input;   /* the one file, or what the TUI's top row names */
@@ -21,9 +22,16 @@ struct report_opts {
 	uint32_t *ranks;
 	size_t ninputs, inputs_cap;
 	const char *view;
-	int show_all, top_set, tui;
+	int show_all, top_set, tui, json;
 	struct view_print pr;
 };
+
+/* --csv without --view: the first view of the text report after its
+ * summary, which is the view people look at first. */
+static const char *report_default_view(const struct tool *t)
+{
+	return t->report[0] && t->report[1] ? t->report[1] : t->report[0];
+}
 
 static void report_usage(FILE *f)
 {
@@ -36,8 +44,14 @@ static void report_usage(FILE *f)
 		"                     quoted glob ('cdt.data.*'), merge processes or ranks:\n"
 		"                     threads become rank.thread\n"
 		"      --view NAME    one view only; --view list names them\n"
-		"      --csv          CSV (header row, one record per line) of one view\n"
-		"                     (default: the tool's first table view)\n"
+		"      --csv          CSV (header row, one record per line) of one view;\n"
+		"                     default: the text report's first view after the summary\n"
+		"                     (");
+	for (size_t i = 0; tools[i]; i++)
+		fprintf(f, "%s%s: %s", i ? ", " : "", tools[i]->name, report_default_view(tools[i]));
+	fprintf(f, ")\n"
+		"      --json         every view (or the --view) as one JSON document, with\n"
+		"                     the profile's settings; see cdt-report(1)\n"
 		"      --top N        rows per table (default 20; 0 = all)\n"
 		"      --sort COL     sort tables by a column: numbers from the largest,\n"
 		"                     text from A (--view list, then --csv, shows columns)\n"
@@ -197,33 +211,137 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 			if (r < 0)
 				return -EINVAL;
 		} else if ((r = cliopt_match(argc, argv, &i, NULL, "--top", &v))) {
-			if (r < 0 || cliopt_u64("--top", v, 0, &n))
+			if (r < 0)
+				return -EINVAL; /* said */
+			if (cliopt_parse_u64(v, 0, &n)) {
+				fprintf(stderr, "cdt report: --top takes a number of rows (0: all), "
+					"not '%s'\n", v);
 				return -EINVAL;
+			}
 			o->pr.vo.top = (size_t)n;
 			o->top_set = 1;
 		} else if ((r = cliopt_match(argc, argv, &i, NULL, "--width", &v))) {
-			if (r == 1 && !strcmp(v, "full")) {
+			if (r < 0)
+				return -EINVAL; /* said */
+			if (!strcmp(v, "full")) {
 				o->pr.width = VIEW_PRINT_WIDTH_FULL;
-			} else if (r < 0 || cliopt_u64("--width", v, 0, &n) || n < 40 || n > 10000) {
-				fprintf(stderr, "cdt report: --width takes 40 to 10000, or full\n");
+			} else if (cliopt_parse_u64(v, 0, &n) || n < 40 || n > 10000) {
+				fprintf(stderr, "cdt report: --width takes 40 to 10000, or full; "
+					"not '%s'\n", v);
 				return -EINVAL;
-			}
-			else {
+			} else {
 				o->pr.width = (int)n;
 			}
 		} else if (cliopt_match(argc, argv, &i, NULL, "--csv", NULL)) {
 			o->pr.csv = 1;
+		} else if (cliopt_match(argc, argv, &i, NULL, "--json", NULL)) {
+			o->json = 1;
 		} else if (cliopt_match(argc, argv, &i, NULL, "--show-all", NULL)) {
 			o->show_all = 1;
 		} else if (cliopt_match(argc, argv, &i, NULL, "--tui", NULL)) {
 			o->tui = 1;
+		} else if (argv[i][0] != '-' || !argv[i][1]) {
+			/* One line, as for every usage error: the usage would bury it. */
+			fprintf(stderr, "cdt report: unexpected argument '%s'; a profile is read "
+				"with -i FILE\n", argv[i]);
+			return -EINVAL;
 		} else {
-			fprintf(stderr, "cdt report: unknown option '%s'\n", argv[i]);
-			report_usage(stderr);
+			fprintf(stderr, "cdt report: unknown option '%s'; cdt report --help "
+				"lists them\n", argv[i]);
 			return -EINVAL;
 		}
 	}
 	return 0;
+}
+
+/* A view's table for JSON, as CSV has it: sorted by --sort when the view
+ * has that column, then cut to --top.  The caller frees t. */
+static int report_json_build(const struct profile *p, const struct view *v,
+			     const struct view_opts *vo, struct table *t)
+{
+	struct view_opts all = *vo;
+	int err, col;
+
+	if (vo->sort)
+		all.top = 0;
+	err = v->build(p, &all, t);
+	if (err || !vo->sort || (col = table_col(t, vo->sort)) < 0)
+		return err;
+	err = table_sort(t, col);
+	table_top(t, vo->top);
+	return err;
+}
+
+/*
+ * --sort: the one view asked for must have the column; over every view,
+ * at least one must, as in the text report.  Checked before anything is
+ * written.  0 or -errno (-ECANCELED: said).
+ */
+static int report_json_sort_check(const struct profile *p, const struct view *views,
+				  const struct view *one, const char *col)
+{
+	struct view_opts vo = { .top = 1 };
+	char cols[512];
+	struct table t;
+	int err = 0, found = 0;
+
+	for (const struct view *v = one ? one : views; v->name && !err && !found; v++) {
+		err = v->build(p, &vo, &t);
+		found = !err && table_col(&t, col) >= 0;
+		if (!err && !found && one) {
+			table_col_names(&t, cols, sizeof(cols));
+			fprintf(stderr, "cdt report: --sort %s: the %s view has no such column; "
+				"its columns: %s\n", col, v->name, cols);
+			err = -ECANCELED;
+		}
+		table_free(&t);
+		if (one)
+			break;
+	}
+	if (!err && !found) {
+		fprintf(stderr, "cdt report: --sort %s: no view has such a column; --csv --view "
+			"NAME shows a view's columns\n", col);
+		err = -ECANCELED;
+	}
+	return err;
+}
+
+/*
+ * --json: the profile's settings (its meta) and every view, or the one
+ * named, as tables; output/json.c renders them.  0 or -errno
+ * (-ECANCELED: said).
+ */
+static int report_json(const struct profile *p, const struct tool *tool,
+		       const struct report_opts *o)
+{
+	const struct view *one = NULL;
+	struct json_doc d;
+	struct table t;
+	int err = 0;
+
+	if (o->view) {
+		one = view_find(tool->views, o->view);
+		if (!one) {
+			fprintf(stderr, "cdt report: no view '%s' for %s profiles; --view list "
+				"names them\n", o->view, tool->name);
+			return -ECANCELED;
+		}
+	}
+	if (o->pr.vo.sort && (err = report_json_sort_check(p, tool->views, one, o->pr.vo.sort)))
+		return err;
+	json_begin(&d, stdout);
+	for (size_t i = 0; i < p->nmeta; i++)
+		json_meta(&d, p->meta[i].key, p->meta[i].value);
+	for (const struct view *v = one ? one : tool->views; v && v->name && !err;
+	     v = one ? NULL : v + 1) {
+		err = report_json_build(p, v, &o->pr.vo, &t);
+		if (!err)
+			json_table(&d, v->name, &t);
+		table_free(&t);
+	}
+	if (!err)
+		err = json_end(&d);
+	return err;
 }
 
 /* The TUI's exit status: 0, 128+N after signal N, 125 on failure. */
@@ -268,8 +386,13 @@ int cmd_report(int argc, char **argv)
 		snprintf(name, sizeof(name), "%zu files merged", o.ninputs);
 		o.input = name;
 	}
-	if (o.tui && (o.pr.csv || o.view)) {
-		fprintf(stderr, "cdt report: --tui shows every view; it takes no --csv or --view\n");
+	if (o.tui && (o.pr.csv || o.json || o.view)) {
+		fprintf(stderr, "cdt report: --tui shows every view; it takes no --csv, --json "
+			"or --view\n");
+		goto out;
+	}
+	if (o.json && o.pr.csv) {
+		fprintf(stderr, "cdt report: --json and --csv are two formats; give one\n");
 		goto out;
 	}
 	if (o.tui && !isatty(1)) {
@@ -277,10 +400,10 @@ int cmd_report(int argc, char **argv)
 			"in pipelines use the text report or --csv\n");
 		goto out;
 	}
-	/* CSV feeds pipelines: every row unless asked otherwise. */
-	if (o.show_all || o.pr.csv)
+	/* CSV and JSON feed pipelines: every row unless asked otherwise. */
+	if (o.show_all || o.pr.csv || o.json)
 		o.pr.vo.min_share = 0;
-	if (o.pr.csv && !o.top_set)
+	if ((o.pr.csv || o.json) && !o.top_set)
 		o.pr.vo.top = 0;
 	if (report_read(&p, &o))
 		goto out;
@@ -300,9 +423,10 @@ int cmd_report(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
-	if (o.view || o.pr.csv) {
-		v = view_find(tool->views, o.view ? o.view : tool->report[1] ? tool->report[1] :
-							       tool->report[0]);
+	if (o.json) {
+		r = report_json(&p, tool, &o);
+	} else if (o.view || o.pr.csv) {
+		v = view_find(tool->views, o.view ? o.view : report_default_view(tool));
 		if (!v) {
 			fprintf(stderr, "cdt report: no view '%s' for %s profiles; --view list "
 				"names them\n", o.view, tool->name);

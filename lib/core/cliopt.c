@@ -43,18 +43,19 @@ next:
 	return 1;
 }
 
-int cliopt_u64(const char *opt, const char *s, int binary, uint64_t *out)
+int cliopt_parse_u64(const char *s, int binary, uint64_t *out)
 {
 	unsigned long long v;
 	uint64_t mul = 1, base = binary ? 1024 : 1000;
 	char *end;
 
 	errno = 0;
-	if (!s || !*s || *s == '-')
-		goto bad;
+	/* strtoull would take "-1" as a huge number, and skip leading spaces. */
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
 	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		goto bad;
+	if (errno)
+		return -EINVAL;
 	switch (*end) {
 	case 'k': case 'K': mul = base; end++; break;
 	case 'm': case 'M': mul = base * base; end++; break;
@@ -62,10 +63,19 @@ int cliopt_u64(const char *opt, const char *s, int binary, uint64_t *out)
 	default: break;
 	}
 	if (*end || (v && mul > UINT64_MAX / v))
-		goto bad;
+		return -EINVAL;
 	*out = v * mul;
 	return 0;
-bad:
-	fprintf(stderr, "cdt: %s: '%s' is not a valid number\n", opt, s ? s : "");
-	return -1;
+}
+
+int cliopt_u64(const char *opt, const char *s, int binary, uint64_t *out)
+{
+	uint64_t v;
+
+	if (cliopt_parse_u64(s, binary, &v) || !v) {
+		fprintf(stderr, "cdt: %s takes a number from 1, not '%s'\n", opt, s ? s : "");
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
 }

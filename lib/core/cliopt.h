@@ -16,7 +16,12 @@ int cliopt_match(int argc, char **argv, int *i, const char *sh, const char *lg,
 		 const char **val);
 
 /* Parse an unsigned number with an optional k/M/G suffix (powers of 1000
- * unless `binary`).  Returns 0 or -1 after printing a message naming opt. */
+ * unless `binary`), quietly: 0, or -EINVAL if s is not such a number. */
+int cliopt_parse_u64(const char *s, int binary, uint64_t *out);
+
+/* The value s of option opt, a number of at least 1 (a rate, a period, a
+ * size: zero has no meaning for these); otherwise one line on stderr
+ * naming opt and s, and -EINVAL. */
 int cliopt_u64(const char *opt, const char *s, int binary, uint64_t *out);
 
 #endif

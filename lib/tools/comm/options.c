@@ -47,16 +47,22 @@ static int comm_option(struct run_opts *o, int argc, char **argv, int *i)
 	int r;
 
 	if ((r = cliopt_match(argc, argv, i, NULL, "--bb-size", &v))) {
-		if (r < 0 || cliopt_u64("--bb-size", v, 0, &n) || n < 1 || n > BB_MAX_SLOTS) {
-			fprintf(stderr, "cdt comm: --bb-size takes 1 to %u\n", BB_MAX_SLOTS);
+		if (r < 0)
+			return -EINVAL; /* said */
+		if (cliopt_parse_u64(v, 0, &n) || n < 1 || n > BB_MAX_SLOTS) {
+			fprintf(stderr, "cdt comm: --bb-size takes 1 to %u, not '%s'\n", BB_MAX_SLOTS,
+				v);
 			return -EINVAL;
 		}
 		cp->bb_slots = (uint32_t)n;
 		return 1;
 	}
 	if ((r = cliopt_match(argc, argv, i, NULL, "--wp", &v))) {
-		if (r < 0 || cliopt_u64("--wp", v, 0, &n) || n > 4) {
-			fprintf(stderr, "cdt comm: --wp takes 0 to 4 (x86 has 4 debug registers)\n");
+		if (r < 0)
+			return -EINVAL; /* said */
+		if (cliopt_parse_u64(v, 0, &n) || n > 4) {
+			fprintf(stderr, "cdt comm: --wp takes 0 to 4 (x86 has 4 debug registers), "
+				"not '%s'\n", v);
 			return -EINVAL;
 		}
 		cp->wp = (uint32_t)n;

@@ -24,7 +24,8 @@ static void record_usage(FILE *f)
 		"                        0xADDR[:w|rw|x][:LEN] (default rw, the symbol's size)\n");
 }
 
-/* --watch: resolve the spec against the program before it runs. */
+/* --watch: resolve the spec against the program before it runs; 0, or
+ * -EINVAL after one line on stderr. */
 static int record_watch(const char *spec, const char *prog, struct record_params *rp)
 {
 	char name[256], path[PATH_MAX];
@@ -41,10 +42,20 @@ static int record_watch(const char *spec, const char *prog, struct record_params
 		q = strchr(p, ':');
 		if (q) {
 			*q++ = '\0';
-			if (cliopt_u64("--watch length", q, 0, &len))
+			/* An explicit length is one a debug register takes. */
+			if (cliopt_parse_u64(q, 0, &len) ||
+			    (len != 1 && len != 2 && len != 4 && len != 8)) {
+				fprintf(stderr, "cdt record: --watch %s: the length must be 1, 2, 4 "
+					"or 8 (debug registers), not '%s'\n", spec, q);
 				return -EINVAL;
+			}
 		}
 		type = p;
+	}
+	if (!name[0]) {
+		fprintf(stderr, "cdt record: --watch '%s': no symbol or address; give "
+			"SYMBOL or 0xADDR, then :w, :rw or :x and :LEN\n", spec);
+		return -EINVAL;
 	}
 	if (!strcmp(type, "x"))
 		rp->watch_type = WPT_X;
@@ -53,13 +64,14 @@ static int record_watch(const char *spec, const char *prog, struct record_params
 	else if (!strcmp(type, "rw") || !strcmp(type, "r"))
 		rp->watch_type = WPT_RW;
 	else {
-		fprintf(stderr, "cdt: --watch: type must be w, rw or x, not '%s'\n", type);
+		fprintf(stderr, "cdt record: --watch %s: the type must be w, rw or x, not '%s'\n",
+			spec, type);
 		return -EINVAL;
 	}
 	if (!strncmp(name, "0x", 2)) {
-		addr = strtoull(name, &p, 16);
-		if (*p) {
-			fprintf(stderr, "cdt: --watch: bad address '%s'\n", name);
+		addr = strtoull(name + 2, &p, 16);
+		if (p == name + 2 || *p) {
+			fprintf(stderr, "cdt record: --watch %s: bad address '%s'\n", spec, name);
 			return -EINVAL;
 		}
 		es.value = addr;
@@ -69,21 +81,23 @@ static int record_watch(const char *spec, const char *prog, struct record_params
 			return 0; /* the run reports a missing program */
 		err = elfsym_lookup(path, name, &es);
 		if (err) {
-			fprintf(stderr, "cdt: --watch: no symbol '%s' in %s%s\n", name, path,
+			fprintf(stderr, "cdt record: --watch: no symbol '%s' in %s%s\n", name, path,
 				err == -ENOENT ? "" : " (cannot read its symbols)");
 			return -EINVAL;
 		}
 		rp->watch_flags = es.pie ? WATCH_F_EXE_RELATIVE : 0;
 	}
+	/* Without a length: the symbol's size, if a debug register takes it. */
 	if (!len)
 		len = es.size > 8 || !es.size ? 8 : es.size;
 	if (len != 1 && len != 2 && len != 4 && len != 8) {
-		fprintf(stderr, "cdt: --watch: length must be 1, 2, 4 or 8 (debug registers)\n");
+		fprintf(stderr, "cdt record: --watch %s: '%s' is %llu bytes long; give a length "
+			"of 1, 2, 4 or 8 (:LEN)\n", spec, name, (unsigned long long)len);
 		return -EINVAL;
 	}
 	if (es.value & (len - 1)) {
-		fprintf(stderr, "cdt: --watch: %s is not %llu-byte aligned; debug registers "
-			"need natural alignment\n", name, (unsigned long long)len);
+		fprintf(stderr, "cdt record: --watch %s: %s is not %llu-byte aligned; debug "
+			"registers need natural alignment\n", spec, name, (unsigned long long)len);
 		return -EINVAL;
 	}
 	rp->watch_addr = es.value;
