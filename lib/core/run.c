@@ -871,13 +871,12 @@ int run_tool(const char *name, const struct run_ops *ops, const struct prof_ops 
 			return EXIT_CDT_FAILED;
 		if (r)
 			continue;
-		fprintf(stderr, "cdt %s: unknown option '%s'\n", name, argv[i]);
-		run_usage(stderr, ops);
+		fprintf(stderr, "cdt %s: unknown option '%s' (cdt %s --help lists them)\n", name,
+			argv[i], name);
 		return EXIT_CDT_FAILED;
 	}
 	if (i >= argc) {
-		fprintf(stderr, "cdt %s: no program to run\n", name);
-		run_usage(stderr, ops);
+		fprintf(stderr, "cdt %s: no program to run (cdt %s --help)\n", name, name);
 		return EXIT_CDT_FAILED;
 	}
 	o.argv = argv + i;

@@ -89,7 +89,7 @@ print(eval(sys.argv[2]))' "$@"
 # Every view, as CSV has it; numbers typed where the view has them.
 report all.json -i c.data --json
 views=$(jq_ all.json '" ".join(d["views"])')
-[ "$views" = "summary findings matrix threads lines objects code" ] ||
+[ "$views" = "summary findings matrix threads lines objects code processes" ] ||
 	fail "--json: expected every comm view, found: $views"
 [ "$(jq_ all.json 'd["version"]')" = 1 ] || fail "--json: expected version 1"
 for v in $views; do

@@ -55,6 +55,8 @@ bad "--buffer-size takes a number from 1, not '0'" record --buffer-size 0 touch 
 bad "--buffer-size must be a power of two" record --buffer-size 3M touch ran
 bad "--source takes auto, pmu or soft, not 'x'" record --source x touch ran
 bad "option -o needs a value" record -o
+bad "unknown option '--nope' (cdt comm --help lists them)" comm --nope touch ran
+bad "no program to run" record
 
 # --watch: only what a debug register takes (lengths 1, 2, 4 and 8).
 w=$W/watchme

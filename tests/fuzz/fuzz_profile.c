@@ -234,14 +234,21 @@ static void fz_views(const struct profile *p, int all)
 		fz_toolless(p);
 		return;
 	}
-	for (const struct view *v = tool->views; v->name; v++)
-		fz_view(p, v, all, sort, sizeof(sort));
+	/* The report's --sort takes a column of a view the report shows. */
+	for (const struct view *v = tool->views; v->name; v++) {
+		char col[64] = "";
+
+		fz_view(p, v, all, col, sizeof(col));
+		for (const char *const *r = tool->report; *r && col[0]; r++)
+			if (!strcmp(*r, v->name))
+				snprintf(sort, sizeof(sort), "%s", col);
+	}
 	view_print_init(&pr);
 	pr.out = fz.null;
 	check(view_print_report(p, tool->views, tool->report, &pr) == 0);
 	if (!all)
 		return;
-	/* --sort on the report: a column of one view at least (the last view's) */
+	/* --sort on the report: a column of one of its views (the last one's) */
 	pr.vo.sort = sort;
 	pr.width = 40;
 	check(view_print_report(p, tool->views, tool->report, &pr) == 0);
