@@ -68,7 +68,7 @@ AGENT_TEST_BIN := $(AGENT_TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 WORK_SRC := $(wildcard tests/workloads/*.c)
 WORK_BIN := $(WORK_SRC:tests/workloads/%.c=$(B)/workloads/%)
 
-.PHONY: all check demo install clean deps fuzz bench unit e2e workloads
+.PHONY: all check soak demo install clean deps fuzz bench unit e2e workloads
 all: cdt
 
 # Checked again when the Makefile changes, so a package added to the list
@@ -153,8 +153,13 @@ $(FUZZ_REPLAY): tests/fuzz/replay.c $(filter-out $(B)/agent_blob.o,$(ASAN_LIB_OB
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $(filter %.c %.o,$^) $(LIBS) -ldl
 
-check: cdt $(B)/asan/cdt $(UNIT_BIN) $(AGENT_TEST_BIN) $(WORK_BIN) $(FUZZ_REPLAY) $(GEN_BIN)
+CHECK_BIN := cdt $(B)/asan/cdt $(UNIT_BIN) $(AGENT_TEST_BIN) $(WORK_BIN) $(FUZZ_REPLAY) $(GEN_BIN)
+check: $(CHECK_BIN)
 	@CDT=$(CURDIR)/$(B)/asan/cdt CDT_PLAIN=$(CURDIR)/cdt BUILD=$(CURDIR)/$(B) sh tests/run.sh
+
+# The suite 20 times in a row with the other core busy (tests/soak.sh).
+soak: $(CHECK_BIN)
+	@CDT=$(CURDIR)/$(B)/asan/cdt CDT_PLAIN=$(CURDIR)/cdt BUILD=$(CURDIR)/$(B) sh tests/soak.sh $(RUNS) $(LOAD)
 
 # libFuzzer (clang): tests/fuzz/fuzz.mk, given the front end to link.
 fuzz: $(B)/agent_blob.o | $(B)/.deps
