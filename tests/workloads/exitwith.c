@@ -7,6 +7,9 @@
  *   exitwith --signal N   start a worker thread (still running), then kill
  *                         the whole process with signal N (default action)
  *   exitwith --segv       dereference a null pointer: SIGSEGV
+ *   exitwith --on-int CODE  handle SIGINT (whatever it inherited), say
+ *                         "ready" on stdout, work until a SIGINT comes,
+ *                         then exit(CODE) by itself
  *
  * Core dumps are disabled first so crashing leaves no core file behind.
  * Exit status 3 means the signal did not kill it; 2 is bad usage.
@@ -74,6 +77,27 @@ static int die_of(int sig)
 	return 3;
 }
 
+static volatile sig_atomic_t got_int;
+
+static void on_int(int sig)
+{
+	(void)sig;
+	got_int = 1;
+}
+
+static int exit_on_int(int code)
+{
+	struct sigaction sa = { .sa_handler = on_int };
+
+	if (sigaction(SIGINT, &sa, NULL))
+		return 2;
+	printf("ready\n");
+	fflush(stdout);
+	while (!got_int)
+		work(1);
+	return code;
+}
+
 int main(int argc, char **argv)
 {
 	struct rlimit nocore = { 0, 0 };
@@ -92,8 +116,12 @@ int main(int argc, char **argv)
 		v = strtol(argv[2], &end, 10);
 		return *end ? 2 : die_of((int)v);
 	}
+	if (argc == 3 && !strcmp(argv[1], "--on-int")) {
+		v = strtol(argv[2], &end, 10);
+		return *end || v < 0 || v > 255 ? 2 : exit_on_int((int)v);
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: exitwith CODE | --signal N | --segv\n");
+		fprintf(stderr, "usage: exitwith CODE | --signal N | --segv | --on-int CODE\n");
 		return 2;
 	}
 	v = strtol(argv[1], &end, 10);
