@@ -56,7 +56,7 @@ static void report_usage(FILE *f)
 		"      --sort COL     sort tables by a column: numbers from the largest,\n"
 		"                     text from A (--view list, then --csv, shows columns)\n"
 		"      --show-all     also rows under 0.05%% of the total\n"
-		"      --width N      text width (default 80; 'full': the terminal's)\n"
+		"      --width N      text width (default 80; 'full': no limit, nothing cut)\n"
 		"      --tui          explore the profile in the terminal: heatmaps, sortable\n"
 		"                     tables, drill-down (? there lists the keys)\n"
 		"  -h, --help         this text\n");

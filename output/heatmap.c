@@ -91,8 +91,12 @@ int heatmap_print(FILE *f, const struct heatmap *h, int width)
 			"block's first)\n", k, k, width);
 	heatmap_col_labels(f, h, k, nb, lw);
 	for (size_t i = 0; i < nb; i++) {
-		fprintf(f, "%*s ", (int)lw, h->label[i * k]);
-		for (size_t j = 0; j < nb; j++)
+		size_t end = nb; /* blank cells at the end of a row are not printed */
+
+		while (end > 0 && heatmap_shade(b[i * nb + end - 1], max) == ' ')
+			end--;
+		fprintf(f, "%*s%s", (int)lw, h->label[i * k], end ? " " : "");
+		for (size_t j = 0; j < end; j++)
 			fputc(heatmap_shade(b[i * nb + j], max), f);
 		fputc('\n', f);
 	}

@@ -3,8 +3,11 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "output/textesc.h"
 
 int table_init(struct table *t, const char *title, const char *const *cols)
 {
@@ -80,66 +83,207 @@ static size_t table_colname_len(const struct table *t, int c)
 	return strlen(t->cols[c]) - (t->right[c] ? 2 : 0);
 }
 
-void table_print_text(const struct table *t, FILE *f, int width)
+/* A text column cut to less than two thirds of its width, or than this,
+ * no longer reads: another column is left out before that. */
+#define TABLE_KEEP 12
+
+/*
+ * Where to cut s (escaped) to fit w columns with "..." after it: at the
+ * last list or word boundary (", ", " ", "," or "/") that keeps at least
+ * half of the room, else mid-word.  Returns the bytes to keep.
+ */
+static size_t table_cut(const char *s, size_t w)
 {
-	size_t w[TABLE_MAX_COLS], total = 0;
-	int widest, gap = 2;
+	size_t room = w > 3 ? w - 3 : 0, end = textesc_prefix(s, room), best = end;
+
+	for (size_t i = end; i > 0; i--) {
+		char ch = s[i - 1];
+
+		if (textesc_cols(s) - textesc_cols(s + i) < room / 2)
+			break;
+		if (ch == ' ' || ch == ',' || ch == '/') {
+			best = i;
+			break;
+		}
+	}
+	while (best > 0 && (s[best - 1] == ' ' || s[best - 1] == ','))
+		best--;
+	return best;
+}
+
+/* Append cell s (escaped) to line at *o, in w columns, with its gap. */
+static void table_put(char *line, size_t *o, const char *s, size_t w, int right, int gap)
+{
+	size_t n = textesc_cols(s), keep;
+
+	*o += (size_t)sprintf(line + *o, "%*s", gap, "");
+	if (n > w) {
+		keep = table_cut(s, w);
+		memcpy(line + *o, s, keep);
+		*o += keep;
+		*o += (size_t)sprintf(line + *o, "%s", w >= 3 ? "..." : "");
+		return;
+	}
+	if (right)
+		*o += (size_t)sprintf(line + *o, "%*s", (int)(w - n), "");
+	memcpy(line + *o, s, strlen(s));
+	*o += strlen(s);
+	if (!right)
+		*o += (size_t)sprintf(line + *o, "%*s", (int)(w - n), "");
+}
+
+/* Print a line without the spaces that padding left at its end. */
+static void table_line(FILE *f, char *line, size_t o)
+{
+	while (o > 0 && line[o - 1] == ' ')
+		o--;
+	line[o] = '\0';
+	fprintf(f, "%s\n", line);
+}
+
+/* A note, broken at spaces to fit the width. */
+static void table_wrap(FILE *f, const char *s, int width)
+{
+	size_t w = width > 0 ? (size_t)width : strlen(s);
+
+	while (strlen(s) > w) {
+		size_t cut = w;
+
+		while (cut > 0 && s[cut] != ' ')
+			cut--;
+		if (!cut)
+			break;
+		fprintf(f, "%.*s\n", (int)cut, s);
+		s += cut + 1;
+	}
+	fprintf(f, "%s\n", s);
+}
+
+/*
+ * Fit the columns to the width: tighter gaps first; then, if cutting every
+ * text column down to what still reads (TABLE_KEEP) would not be enough, whole columns are
+ * left out, text ones from the right, then numbers from the right (never
+ * the first column): a few readable columns read better than every one
+ * cut short; then the widest text columns are cut as far as needed.
+ * Numbers are never cut.  Returns the gap; w[] gets 0 for a column left
+ * out.
+ */
+static int table_fit(const struct table *t, size_t *w, int width)
+{
+	size_t total = 0, keep[TABLE_MAX_COLS];
+	int gap = 2;
 
 	for (int c = 0; c < t->ncols; c++) {
-		w[c] = table_colname_len(t, c);
-		for (size_t r = 0; r < t->nrows; r++) {
-			size_t n = strlen(table_get(t, r, c));
-
-			if (n > w[c])
-				w[c] = n;
-		}
 		total += w[c] + (c ? 2 : 0);
+		keep[c] = (w[c] * 2 + 2) / 3 > TABLE_KEEP ? (w[c] * 2 + 2) / 3 : TABLE_KEEP;
 	}
-	/* Too wide for the terminal: tighten the gaps, then cut the widest
-	 * text column; numbers are never cut. */
-	if (width > 0 && total > (size_t)width && t->ncols > 1) {
-		gap = 1;
-		total -= (size_t)t->ncols - 1;
-	}
-	/* Text columns keep 8 characters if they can, 4 ("..ab") if not. */
-	for (size_t keep = 8; keep >= 4 && width > 0 && total > (size_t)width; keep -= 4) {
-		while (total > (size_t)width) {
-			size_t over = total - (size_t)width, cut;
+	if (width <= 0 || total <= (size_t)width)
+		return gap;
+	gap = 1;
+	total -= (size_t)t->ncols - 1;
+	while (total > (size_t)width) {
+		size_t spare = 0, over = total - (size_t)width;
+		int widest = -1, drop = -1;
 
-			widest = -1;
-			for (int c = 0; c < t->ncols; c++)
-				if (!t->right[c] && w[c] > keep && (widest < 0 || w[c] > w[widest]))
-					widest = c;
-			if (widest < 0)
-				break;
-			cut = w[widest] - keep < over ? w[widest] - keep : over;
+		for (int c = 0; c < t->ncols; c++) {
+			if (!w[c] || t->right[c] || w[c] <= keep[c])
+				continue;
+			spare += w[c] - keep[c];
+			if (widest < 0 || w[c] > w[widest])
+				widest = c;
+		}
+		if (spare >= over) {
+			size_t cut = w[widest] - keep[widest];
+
+			cut = cut < over ? cut : over;
 			w[widest] -= cut;
 			total -= cut;
+			continue;
 		}
+		for (int pass = 0; pass < 2 && drop < 0; pass++)
+			for (int c = t->ncols - 1; c > 0 && drop < 0; c--)
+				if (w[c] && (pass || !t->right[c]))
+					drop = c;
+		if (drop < 0) {
+			w[0] = (size_t)width; /* one column left: cut it */
+			break;
+		}
+		total -= w[drop] + (size_t)gap;
+		w[drop] = 0;
 	}
+	return gap;
+}
+
+void table_print_text(const struct table *t, FILE *f, int width)
+{
+	size_t nc = (size_t)t->ncols, w[TABLE_MAX_COLS], len = 16, o;
+	char **e = calloc(t->nrows * nc + 1, sizeof(*e)), *line = NULL, left[256] = "";
+	int gap;
+
 	if (t->title)
 		fprintf(f, "%s\n", t->title);
-	for (int c = 0; c < t->ncols; c++)
-		fprintf(f, "%*s%*.*s", c ? gap : 0, "", t->right[c] ? (int)w[c] : -(int)w[c],
-			(int)table_colname_len(t, c), t->cols[c]);
-	fputc('\n', f);
-	for (size_t r = 0; r < t->nrows; r++) {
-		for (int c = 0; c < t->ncols; c++) {
-			const char *s = table_get(t, r, c);
-			size_t n = strlen(s);
+	if (!t->nrows) {
+		fprintf(f, "none\n");
+		goto out;
+	}
+	if (!e)
+		goto out;
+	for (size_t c = 0; c < nc; c++)
+		w[c] = table_colname_len(t, (int)c);
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < nc; c++) {
+			size_t n;
 
-			if (n > w[c]) /* keep the end: file:line and suffixes matter most */
-				fprintf(f, "%*s..%s", c ? gap : 0, "", s + n - (w[c] - 2));
-			else
-				fprintf(f, "%*s%*s", c ? gap : 0, "",
-					t->right[c] ? (int)w[c] : -(int)w[c], s);
+			e[r * nc + c] = textesc_dup(table_get(t, r, (int)c));
+			if (!e[r * nc + c])
+				goto out;
+			n = textesc_cols(e[r * nc + c]);
+			w[c] = n > w[c] ? n : w[c];
 		}
-		fputc('\n', f);
+	for (size_t c = 0; c < nc; c++)
+		len += strlen(t->cols[c]) + 4 * w[c] + 8;
+	line = malloc(len);
+	if (!line)
+		goto out;
+	gap = table_fit(t, w, width);
+	o = 0;
+	for (size_t c = 0; c < nc; c++) {
+		char name[64];
+
+		if (!w[c]) {
+			size_t n = strlen(left);
+
+			snprintf(left + n, sizeof(left) - n, "%s%.*s", n ? ", " : "",
+				 (int)table_colname_len(t, (int)c), t->cols[c]);
+			continue;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)table_colname_len(t, (int)c), t->cols[c]);
+		table_put(line, &o, name, w[c], t->right[c], o ? gap : 0);
+	}
+	table_line(f, line, o);
+	for (size_t r = 0; r < t->nrows; r++) {
+		o = 0;
+		for (size_t c = 0; c < nc; c++)
+			if (w[c])
+				table_put(line, &o, e[r * nc + c], w[c], t->right[c], o ? gap : 0);
+		table_line(f, line, o);
+	}
+	if (left[0]) {
+		char msg[400];
+
+		snprintf(msg, sizeof(msg), "(not shown at %d columns: %s; --width full shows them)",
+			 width, left);
+		table_wrap(f, msg, width);
 	}
 	if (t->note[0])
 		fprintf(f, "%s\n", t->note);
 	else if (t->hidden)
 		fprintf(f, "(%zu more not shown; --top 0 --show-all lists all)\n", t->hidden);
+out:
+	for (size_t i = 0; e && i < t->nrows * nc; i++)
+		free(e[i]);
+	free(e);
+	free(line);
 }
 
 int table_col(const struct table *t, const char *name)

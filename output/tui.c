@@ -13,6 +13,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "output/textesc.h"
+
 #define TUI_STACK 16
 #define TUI_PAIRS 64
 #define TUI_POLL_MS 200 /* how often the loop looks at the signal flag */
@@ -144,15 +146,21 @@ static void tui_reset_prepare(void)
 	}
 }
 
+/* Names and argv come from the program: escaped (textesc.h), never raw. */
 void tui_put(int y, int x, int w, int attr, const char *s)
 {
+	char *e;
+
 	if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
 		return;
 	if (x + w > COLS)
 		w = COLS - x;
+	e = textesc_dup(s);
 	attrset(attr);
-	mvaddnstr(y, x, s, w);
+	if (e)
+		mvaddnstr(y, x, e, (int)textesc_prefix(e, (size_t)w));
 	attrset(A_NORMAL);
+	free(e);
 }
 
 void tui_msg(struct tui *t, const char *fmt, ...)

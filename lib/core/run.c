@@ -26,6 +26,7 @@
 #include "lib/core/datafile.h"
 #include "lib/core/view.h"
 #include "lib/wire/arena.h"
+#include "output/textesc.h"
 
 extern const unsigned char cdt_agent_blob[], cdt_agent_blob_end[];
 
@@ -403,6 +404,16 @@ static void run_report_end(const struct run_ctx *c, int wst, struct run_result *
 	}
 }
 
+/* Text the program may have forged in the arena (an agent message, an
+ * exe path), escaped so that it cannot drive the terminal. */
+static void run_put_text(const char *s)
+{
+	char *e = textesc_dup(s);
+
+	fputs(e ? e : "?", stderr);
+	free(e);
+}
+
 /* A process of the program that has not ended: not a zombie. */
 static int run_alive(pid_t pid)
 {
@@ -451,35 +462,20 @@ static void run_report_procs(struct run_ctx *c, const struct run_result *res)
 			fprintf(stderr, "cdt: (more processes: --view processes lists them all)\n");
 		if (said > 8)
 			continue;
+		fprintf(stderr, "cdt: process %u (", pr->pid);
+		run_put_text(exe);
 		if (pr->ended)
-			fprintf(stderr, "cdt: process %u (%s) exited with status %d\n", pr->pid, exe,
-				pr->end_status);
+			fprintf(stderr, ") exited with status %d\n", pr->end_status);
 		else if (pr->end_how == PROC_END_ALIVE)
-			fprintf(stderr, "cdt: process %u (%s) still runs after the program ended "
-				"(it left the program: a daemon?); it goes on unprofiled\n",
-				pr->pid, exe);
+			fprintf(stderr, ") still runs after the program ended (it left the "
+				"program: a daemon?); it goes on unprofiled\n");
 		else
-			fprintf(stderr, "cdt: process %u (%s) ended with no exit: killed by a "
-				"signal, or a raw exit system call\n", pr->pid, exe);
+			fprintf(stderr, ") ended with no exit: killed by a signal, or a raw exit "
+				"system call\n");
 	}
 	if (clean && !c->o->quiet)
 		fprintf(stderr, "cdt: %u other process%s exited with status 0\n", clean,
 			clean == 1 ? "" : "es");
-}
-
-/* An agent's message as text: the program can forge one in the arena, and
- * control bytes must not reach the terminal, so all but printable ASCII
- * (all the agent writes) is shown as \xNN, and a backslash as \x5c. */
-static void run_put_text(const char *s)
-{
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
-			fprintf(stderr, "\\x%02x", ch);
-		else
-			fputc(ch, stderr);
-	}
 }
 
 static void run_errors(const struct profile *p, int quiet)

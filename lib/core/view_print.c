@@ -3,8 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
+#include <limits.h>
 
 void view_print_init(struct view_print *o)
 {
@@ -12,17 +11,13 @@ void view_print_init(struct view_print *o)
 					  .min_share = VIEW_PRINT_MIN_SHARE } };
 }
 
-/* Text fits 80 columns unless asked for more (or the terminal's, "full"). */
+/* Text fits 80 columns unless asked for another width, or for no limit
+ * ("full": nothing is cut, whether stdout is a terminal or a pipe). */
 static int view_print_width(int asked)
 {
-	struct winsize ws;
-
 	if (asked > 0)
 		return asked;
-	if (asked == VIEW_PRINT_WIDTH_FULL && isatty(1) && !ioctl(1, TIOCGWINSZ, &ws) &&
-	    ws.ws_col)
-		return ws.ws_col;
-	return VIEW_PRINT_WIDTH;
+	return asked == VIEW_PRINT_WIDTH_FULL ? INT_MAX / 4 : VIEW_PRINT_WIDTH;
 }
 
 /* Does the view have the --sort column?  1 yes, 0 no (names in cols), or -errno. */

@@ -15,7 +15,7 @@
 #define VIEW_PRINT_TOP 20           /* rows per table */
 #define VIEW_PRINT_MIN_SHARE 0.0005 /* like perf c2c: hide rows under 0.05% */
 #define VIEW_PRINT_WIDTH 80
-#define VIEW_PRINT_WIDTH_FULL (-1)  /* the terminal's */
+#define VIEW_PRINT_WIDTH_FULL (-1)  /* no limit */
 
 struct view_print {
 	struct view_opts vo;

@@ -4,9 +4,9 @@
 # garbage; then, with a sane header, writes 64 framed, committed records
 # of the agent's types with random contents, half of them made to pass
 # cdt's checks.  cdt must refuse what fails (>= 4 forged heads), carry
-# what passes through to every view, text and CSV, and print nothing but
-# printable ASCII on stderr: a forged agent error message must not send
-# control bytes to the terminal.
+# what passes through to every view, text and CSV, and print only valid
+# UTF-8 without control characters on stderr (comm's report goes there
+# too): a forged agent error message must not drive the terminal.
 set -u
 
 . "$(dirname "$0")/lib/common.sh"
@@ -22,7 +22,15 @@ for tool in record comm; do
 				fail "$tool: the $v view ${csv:+(CSV) }: $(cat "$tmp/rerr")"
 		done
 	done
-	n=$(tr -d '\11\12\40-\176' <"$tmp/err" | wc -c)
-	[ "$n" -eq 0 ] || fail "$tool: $n bytes on cdt's stderr are not printable ASCII: $(cat -v "$tmp/err")"
+	python3 -c '
+import re, sys
+b = open(sys.argv[1], "rb").read()
+try:
+    t = b.decode("utf-8")
+except UnicodeDecodeError as e:
+    sys.exit("not UTF-8 at byte %d" % e.start)
+bad = re.findall("[\x00-\x08\x0b-\x1f\x7f-\x9f]", t)
+sys.exit("%d control characters" % len(bad) if bad else 0)' "$tmp/err" 2>"$tmp/why" ||
+		fail "$tool: cdt's stderr would drive the terminal ($(cat "$tmp/why")): $(cat -v "$tmp/err")"
 done
 exit 0
