@@ -56,7 +56,8 @@ obj=$(comm_viewcols heap objects object | grep -m1 '^heap@comm_padding\.c:[0-9]*
 fs_hobj=$(comm_obj heap objects "$obj" fs) || exit 1
 echo "heap: $obj fs $fs_hobj of fs_total $fs_h"
 comm_assert "$fs_hobj >= 0.8 * $fs_h" "heap: only $fs_hobj of fs_total $fs_h is on $obj"
-"$CDT" report -i "$tmp/heap.data" --view findings --width 200 | grep -q "false sharing on $obj" ||
+"$CDT" report -i "$tmp/heap.data" --view findings --width full | grep -F "false sharing (" |
+	grep -qF ") on $obj (offset" ||
 	fail "heap: the findings do not name false sharing on $obj"
 
 comm_run padded comm_padding -n 4 -p -t 1

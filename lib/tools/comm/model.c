@@ -82,14 +82,15 @@ static int comm_levels(const struct profile *p, struct comm_model *m, int *core_
 	return 0;
 }
 
-static void line_thread(struct comm_line *l, uint32_t thread, uint64_t addr, unsigned size,
-			int store, double w)
+/* 1 when thread is not among the line's kept threads (l->thr full). */
+static int line_thread(struct comm_line *l, uint32_t thread, uint64_t addr, unsigned size,
+		       int store, double w)
 {
 	unsigned off = (unsigned)(addr - l->line), end = off + (size ? size : 1);
 	uint64_t mask = 0;
 
 	if (off >= 64)
-		return;
+		return 0;
 	if (end > 64)
 		end = 64;
 	mask = (end - off >= 64 ? ~0ull : ((1ull << (end - off)) - 1)) << off;
@@ -98,14 +99,36 @@ static void line_thread(struct comm_line *l, uint32_t thread, uint64_t addr, uns
 			l->thr[i].bytes |= mask;
 			l->thr[i].wbytes |= store ? mask : 0;
 			l->thr[i].w += w;
-			return;
+			l->thr[i].n++;
+			return 0;
 		}
 	}
-	if (l->nthr == COMM_LINE_THREADS) {
-		l->more_threads++;
-		return;
+	if (l->nthr == COMM_LINE_THREADS)
+		return 1;
+	l->thr[l->nthr++] = (struct comm_line_thread){ thread, mask, store ? mask : 0, w, 1 };
+	return 0;
+}
+
+enum comm_verdict comm_line_verdict(const struct comm_line *l, uint64_t *least)
+{
+	unsigned writers = 0;
+
+	*least = UINT64_MAX;
+	for (unsigned i = 0; i < l->nthr; i++) {
+		const struct comm_line_thread *a = &l->thr[i];
+
+		writers += a->wbytes != 0;
+		if (a->n < *least)
+			*least = a->n;
+		for (unsigned j = 0; j < i; j++) {
+			const struct comm_line_thread *b = &l->thr[j];
+
+			if ((a->wbytes & b->bytes) || (b->wbytes & a->bytes))
+				return CV_SAME_DATA;
+		}
 	}
-	l->thr[l->nthr++] = (struct comm_line_thread){ thread, mask, store ? mask : 0, w };
+	/* One thread's store is enough to take the line from the others. */
+	return writers && l->nthr >= 2 ? CV_FALSE : CV_NONE;
 }
 
 static void line_ip(struct comm_line *l, uint64_t ip, double w)
@@ -288,6 +311,10 @@ struct comm_acc {
 	size_t npairs, pairs_cap, ncpus, cpus_cap, nips, ips_cap, lines_cap, codes_cap;
 	/* over pairs, cpus, m.lines, m.codes (by name) and ips */
 	struct hash pair_ix, cpu_ix, line_ix, code_ix, ip_ix;
+	/* (line, thread) of threads a line keeps no room for, counted once */
+	struct hash extra_ix;
+	uint64_t *extra;
+	size_t nextra, extra_cap;
 	struct comm_model m;          /* counters, totals, lines and codes so far */
 };
 
@@ -298,6 +325,8 @@ static void comm_acc_free(struct comm_acc *a)
 	hash_free(&a->line_ix);
 	hash_free(&a->code_ix);
 	hash_free(&a->ip_ix);
+	hash_free(&a->extra_ix);
+	free(a->extra);
 	free(a->pairs);
 	free(a->cpus);
 	free(a->ips);
@@ -419,6 +448,25 @@ static int line_of(struct comm_acc *acc, const struct rec_comm *c, uint32_t imag
 	return 0;
 }
 
+/* A thread line l keeps no room for: counted in more_threads once. */
+static int line_extra(struct comm_acc *acc, struct comm_line *l, uint32_t thread)
+{
+	uint64_t key = (uint64_t)(l - acc->m.lines) << 32 | thread, hv = hash_u64(key);
+	int err;
+
+	for (size_t k = 0, i; (i = hash_walk(&acc->extra_ix, hv, &k)) != HASH_NONE;)
+		if (acc->extra[i] == key)
+			return 0;
+	err = array_grow(&acc->extra, &acc->extra_cap, acc->nextra, sizeof(*acc->extra));
+	if (!err)
+		err = hash_add(&acc->extra_ix, hv, acc->nextra);
+	if (err)
+		return err;
+	acc->extra[acc->nextra++] = key;
+	l->more_threads++;
+	return 0;
+}
+
 static int comm_acc_add(struct comm_acc *acc, const struct profile *p, const struct rec_comm *c)
 {
 	struct comm_model *m = &acc->m;
@@ -452,10 +500,13 @@ static int comm_acc_add(struct comm_acc *acc, const struct profile *p, const str
 	l->w[CM_ALL] += w;
 	l->w[kind] += w;
 	l->events++;
-	if (a)
-		line_thread(l, a->index, c->addr, c->size, c->kind != MEM_LOAD, w);
-	if (b && (c->pub_addr & ~63ull) == l->line)
-		line_thread(l, b->index, c->pub_addr, c->pub_size, 1, w);
+	if (a && line_thread(l, a->index, c->addr, c->size, c->kind != MEM_LOAD, w))
+		err = line_extra(acc, l, a->index);
+	if (!err && b && (c->pub_addr & ~63ull) == l->line &&
+	    line_thread(l, b->index, c->pub_addr, c->pub_size, 1, w))
+		err = line_extra(acc, l, b->index);
+	if (err)
+		return err;
 	line_ip(l, c->ip, w);
 	line_ip(l, c->pub_ip, w);
 
@@ -632,7 +683,8 @@ void comm_line_threads(const struct profile *p, const struct comm_line *l, char 
 				      lo, hi, l->thr[i].wbytes ? "w" : "");
 	}
 	if (l->more_threads && o < len)
-		snprintf(buf + o, len - o, " +%u", l->more_threads);
+		snprintf(buf + o, len - o, " and %u more thread%s", l->more_threads,
+			 l->more_threads == 1 ? "" : "s");
 }
 
 void comm_line_code(const struct profile *p, const struct comm_line *l, char *buf, size_t len)

@@ -16,7 +16,7 @@
 enum comm_kind { CM_ALL, CM_TS, CM_FS, CM_NKIND };
 enum comm_level { CL_THREAD, CL_CORE, CL_NODE, CL_NLEVEL };
 
-#define COMM_LINE_THREADS 8 /* threads kept per line, by weight */
+#define COMM_LINE_THREADS 8 /* threads kept per line: the first seen */
 #define COMM_LINE_IPS 4     /* code addresses kept per line */
 
 struct comm_line_thread {
@@ -24,6 +24,7 @@ struct comm_line_thread {
 	uint64_t bytes;   /* bit i: byte i of the line was accessed */
 	uint64_t wbytes;  /* of those, stored to */
 	double w;
+	uint64_t n;       /* events it took part in */
 };
 
 struct comm_line {
@@ -35,7 +36,7 @@ struct comm_line {
 	uint64_t events;
 	struct comm_line_thread thr[COMM_LINE_THREADS];
 	unsigned nthr;
-	uint32_t more_threads; /* involved threads beyond thr[] */
+	uint32_t more_threads; /* distinct threads involved beyond thr[] */
 	uint64_t ip[COMM_LINE_IPS];
 	double ipw[COMM_LINE_IPS];
 	unsigned nip;
@@ -95,6 +96,21 @@ static inline double comm_cell(const struct comm_model *m, int level, int kind,
 void comm_line_threads(const struct profile *p, const struct comm_line *l, char *buf,
 		       size_t len);
 void comm_line_code(const struct profile *p, const struct comm_line *l, char *buf, size_t len);
+
+/*
+ * What a line's threads did to it over the whole run, the ground of a
+ * finding's verdict (the per-access TS/FS counts stay the paper's): the
+ * same data when the bytes of two threads overlap and one of them stored
+ * there; else false sharing if two threads or more touched it and one
+ * stored.  *least: the fewest events of one of its threads, the evidence
+ * that their bytes are apart.
+ */
+enum comm_verdict { CV_NONE, CV_SAME_DATA, CV_FALSE };
+enum comm_verdict comm_line_verdict(const struct comm_line *l, uint64_t *least);
+/* Fewer events than this on a line draw no finding: see cdt-comm(1). */
+#define COMM_FINDING_MIN_EVENTS 10
+/* Accesses by each thread from which bytes apart are called high confidence. */
+#define COMM_APART_SURE 8
 
 const char *comm_kind_name(int kind);
 const char *comm_level_name(int level);

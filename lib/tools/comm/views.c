@@ -309,13 +309,19 @@ static size_t thread_list(const struct profile *p, const struct comm_line *l, in
 	return n;
 }
 
-/* A sentence per major finding: the lines and objects that carry at least
- * 5% of all communication, false sharing where FS dominates. */
+/*
+ * A sentence per major finding: a line that carries at least 5% of all
+ * communication, with COMM_FINDING_MIN_EVENTS events or more.  Its verdict
+ * and advice come from the bytes each thread touched over the whole run
+ * (comm_line_verdict), not from the per-access TS/FS split, which calls a
+ * hand-off of elements between threads false sharing whenever two sampled
+ * 8-byte ranges miss each other.
+ */
 static int view_findings(const struct profile *p, const struct view_opts *o, struct table *t)
 {
 	static const char *const cols[] = { "finding", NULL };
 	const struct comm_model *m = comm_get(p);
-	size_t shown = 0;
+	size_t shown = 0, thin = 0;
 	int err = 0;
 
 	(void)o;
@@ -328,26 +334,53 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 	for (size_t i = 0; i < m->nlines && shown < 5 && !err; i++) {
 		const struct comm_line *l = &m->lines[i];
 		double share = l->w[CM_ALL] / m->total[CM_ALL];
-		int fs = l->w[CM_FS] > l->w[CM_TS];
-		char who[256], bytes[512], code[512];
+		char who[256], bytes[512], code[512], what[160];
+		const char *advice = "";
+		enum comm_verdict v;
+		uint64_t least;
 		size_t nw;
 
 		if (share < 0.05)
 			break;
+		if (l->events < COMM_FINDING_MIN_EVENTS) {
+			thin++;
+			continue;
+		}
+		v = comm_line_verdict(l, &least);
 		nw = thread_list(p, l, 1, who, sizeof(who));
 		if (!nw)
 			thread_list(p, l, 0, who, sizeof(who));
 		comm_line_threads(p, l, bytes, sizeof(bytes));
 		comm_line_code(p, l, code, sizeof(code));
+		if (v == CV_SAME_DATA) {
+			snprintf(what, sizeof(what), "sharing of the same data");
+			advice = "; the threads use the same bytes, so padding cannot help: share "
+				 "them less often (a copy per thread, updates batched or reduced)";
+		} else if (v == CV_FALSE) {
+			snprintf(what, sizeof(what), "false sharing (%s confidence: each thread's "
+				 "bytes stayed apart over %" PRIu64 "+ of its accesses)",
+				 least >= COMM_APART_SURE ? "high" : least >= 3 ? "medium" : "low",
+				 least);
+			advice = "; pad or align the fields each thread writes to their own lines";
+		} else {
+			snprintf(what, sizeof(what), "%s sharing",
+				 l->w[CM_FS] > l->w[CM_TS] ? "false" : "true");
+		}
 		err = table_row(t) ||
-		      table_cell(t, "%s sharing on %s (+%" PRIu64 ", line 0x%" PRIx64 ", %.0f%% of all): "
-				 "thread%s %s %s; bytes by thread %s; code: %s%s",
-				 fs ? "false" : "true", l->object, l->offset, l->line, share * 100,
-				 nw > 1 ? "s" : "", who, nw ? "write it" : "access it", bytes, code,
-				 fs ? "; pad or align the fields each thread writes to their own lines" :
-				      "");
+		      table_cell(t, "%s on %s (offset %" PRIu64 ", line 0x%" PRIx64 ", %.0f%% of all, "
+				 "%" PRIu64 " event%s): thread%s %s %s%s; bytes by thread %s; code: %s%s",
+				 what, l->object, l->offset, l->line, share * 100, l->events,
+				 l->events == 1 ? "" : "s", nw > 1 || !nw ? "s" : "", who,
+				 nw ? (nw > 1 ? "write" : "writes") : "access",
+				 nw ? " it" : " it (none writes)", bytes, code, advice);
 		shown++;
 	}
+	if (!err && thin)
+		err = table_row(t) ||
+		      table_cell(t, "%zu line%s 5%% or more of all communication on fewer than %d "
+				 "events: too little evidence for a finding (the lines view lists "
+				 "%s)", thin, thin == 1 ? " carries" : "s carry",
+				 COMM_FINDING_MIN_EVENTS, thin == 1 ? "it" : "them");
 	for (size_t i = 0; i < m->nobjs && i < 3 && !err; i++) {
 		const struct comm_object *b = &m->objs[i];
 		double share = b->w[CM_ALL] / m->total[CM_ALL];
@@ -359,7 +392,7 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 				 " lines, %.0f%% of it false sharing", b->name, share * 100, b->lines,
 				 b->w[CM_ALL] > 0 ? 100 * b->w[CM_FS] / b->w[CM_ALL] : 0);
 	}
-	if (!err && !shown)
+	if (!err && !shown && !thin)
 		err = table_row(t) || table_cell(t, "communication is spread thin: no cache line "
 					      "carries 5%% of it");
 	return err ? -ENOMEM : 0;
