@@ -70,6 +70,17 @@ static void heatmap_col_labels(FILE *f, const struct heatmap *h, size_t k, size_
 	}
 }
 
+double heatmap_block_sum(const double *m, size_t rows, size_t cols, int symmetric, size_t r0,
+			 size_t c0, size_t k)
+{
+	double s = 0;
+
+	for (size_t i = r0; i < r0 + k && i < rows; i++)
+		for (size_t j = c0; j < c0 + k && j < cols; j++)
+			s += symmetric && r0 == c0 && i != j ? m[i * cols + j] / 2 : m[i * cols + j];
+	return s;
+}
+
 int heatmap_print(FILE *f, const struct heatmap *h, int width)
 {
 	size_t lw = heatmap_label_width(h);

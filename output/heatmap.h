@@ -25,5 +25,14 @@ struct heatmap {
  * width characters (1 = none). */
 size_t heatmap_block(size_t n, size_t lw, int width);
 int heatmap_print(FILE *f, const struct heatmap *h, int width);
+/*
+ * The value of rows [r0, r0+k) x columns [c0, c0+k) of a rows x cols
+ * matrix.  In a symmetric one, where the pair (i, j) is in both (i, j)
+ * and (j, i), a block on the diagonal holds each pair inside it twice:
+ * counted once, so that blocks add up to the matrix's total as the pairs
+ * do (a k x k block of the whole matrix is all of it, not twice).
+ */
+double heatmap_block_sum(const double *m, size_t rows, size_t cols, int symmetric, size_t r0,
+			 size_t c0, size_t k);
 
 #endif

@@ -163,6 +163,30 @@ void tui_put(int y, int x, int w, int attr, const char *s)
 	free(e);
 }
 
+void tui_put_items(int y, int x, int w, int attr, const char *s)
+{
+	size_t n = strlen(s), cut = 0;
+	char *part;
+
+	if (w <= 0)
+		return;
+	if (textesc_cols(s) <= (size_t)w) {
+		tui_put(y, x, w, attr, s);
+		return;
+	}
+	/* The last item boundary, else word boundary, within the width. */
+	for (size_t i = 1; i + 1 < n && i <= (size_t)w; i++)
+		if (s[i] == ' ' && (s[i + 1] == ' ' || s[i + 1] == '|') && s[i - 1] != ' ')
+			cut = i;
+	for (size_t i = (size_t)w; !cut && i > 0; i--)
+		if (s[i] == ' ')
+			cut = i;
+	part = strndup(s, cut ? cut : (size_t)w);
+	if (part)
+		tui_put(y, x, w, attr, part);
+	free(part);
+}
+
 void tui_msg(struct tui *t, const char *fmt, ...)
 {
 	va_list ap;
@@ -297,14 +321,17 @@ static void tui_draw_tabs(const struct tui *t)
 	attrset(A_REVERSE);
 	hline(' ', COLS);
 	tui_put(0, 0, COLS, A_REVERSE | A_BOLD, " cdt ");
-	for (size_t i = 0; i < t->ntabs && x < COLS; i++) {
+	/* Whole tabs only: one that does not fit is left out, not cut. */
+	for (size_t i = 0; i < t->ntabs; i++) {
 		snprintf(buf, sizeof(buf), " %zu:%s ", i + 1, t->tabs[i]->name);
+		if (x + (int)strlen(buf) > COLS)
+			break;
 		tui_put(0, x, COLS - x, i == t->cur ? A_BOLD : A_REVERSE, buf);
 		x += (int)strlen(buf);
 	}
 	for (size_t i = 0; i < t->depth && x < COLS; i++) {
 		snprintf(buf, sizeof(buf), " > %s", t->stack[i]->name);
-		tui_put(0, x, COLS - x, A_REVERSE | (i + 1 == t->depth ? A_BOLD : 0), buf);
+		tui_put_items(0, x, COLS - x, A_REVERSE | (i + 1 == t->depth ? A_BOLD : 0), buf);
 		x += (int)strlen(buf);
 	}
 	n = (int)strlen(title);
@@ -320,7 +347,7 @@ static void tui_draw_status(const struct tui *t)
 	move(LINES - 1, 0);
 	attrset(A_REVERSE);
 	hline(' ', COLS);
-	tui_put(LINES - 1, 0, COLS, A_REVERSE, t->msg[0] ? t->msg : hint);
+	tui_put_items(LINES - 1, 0, COLS, A_REVERSE, t->msg[0] ? t->msg : hint);
 }
 
 static int tui_draw(struct tui *t)

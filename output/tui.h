@@ -72,6 +72,9 @@ int tui_colors(const struct tui *t);
 int tui_pair(struct tui *t, int fg, int bg);
 /* Draw s at (y, x) cut to w columns, with curses attributes attr. */
 void tui_put(int y, int x, int w, int attr, const char *s);
+/* A header, legend or status line of items apart by two spaces (or
+ * " | "): those that do not fit are left out whole, never cut mid-word. */
+void tui_put_items(int y, int x, int w, int attr, const char *s);
 
 /*
  * A scrolling page of text lines (help, details): takes the text,

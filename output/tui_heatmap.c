@@ -56,9 +56,11 @@ static int hm_cache(struct hm *x)
 		x->blk = calloc(nbr * nbc + 1, sizeof(double));
 		if (!x->blk)
 			return -ENOMEM;
-		for (size_t i = 0; i < l->rows; i++)
-			for (size_t j = 0; j < l->cols; j++)
-				x->blk[(i / k) * nbc + j / k] += m[i * l->cols + j];
+		for (size_t br = 0; br < nbr; br++)
+			for (size_t bc = 0; bc < nbc; bc++)
+				x->blk[br * nbc + bc] = heatmap_block_sum(m, l->rows, l->cols,
+									  x->src.symmetric, br * k,
+									  bc * k, k);
 	}
 	for (size_t i = 0; i < nbr * nbc; i++) {
 		double v = x->blk ? x->blk[i] : m[i];
@@ -83,16 +85,12 @@ static double hm_block(const struct hm *x, size_t br, size_t bc)
 	return x->blk ? x->blk[br * x->nbc + bc] : l->cell[x->kind][br * l->cols + bc];
 }
 
-/* Sum of kind over rows [r0, r1) x columns [c0, c1). */
-static double hm_sum(const struct hm *x, int kind, size_t r0, size_t r1, size_t c0, size_t c1)
+/* The block at (r0, c0) of kind, as the cells and the legend count it. */
+static double hm_sum(const struct hm *x, int kind, size_t r0, size_t c0)
 {
 	const struct tui_hm_level *l = hm_level(x);
-	double s = 0;
 
-	for (size_t i = r0; i < r1 && i < l->rows; i++)
-		for (size_t j = c0; j < c1 && j < l->cols; j++)
-			s += l->cell[kind][i * l->cols + j];
-	return s;
+	return heatmap_block_sum(l->cell[kind], l->rows, l->cols, x->src.symmetric, r0, c0, x->k);
 }
 
 /* Step 1..n of the scale for v > 0; 0 for none. */
@@ -158,7 +156,7 @@ static void hm_legend(struct hm *x, struct tui *t, int y, int w)
 		hm_cell(t, y, xpos, i, 0);
 	snprintf(buf, sizeof(buf), "| blank: 0, darkest: %.4g %s per %s%s", x->max, x->src.unit,
 		 x->k > 1 ? "block" : "cell", x->logscale ? ", log scale" : "");
-	tui_put(y, xpos, w - xpos, A_NORMAL, buf);
+	tui_put_items(y, xpos, w - xpos, A_NORMAL, buf);
 }
 
 /* "thread 3 (name worker, tid 4242)": the short label and every long one. */
@@ -202,10 +200,10 @@ static void hm_info(struct hm *x, int y, int w)
 	o = (size_t)snprintf(buf, sizeof(buf), "%s x %s:", a, b);
 	for (int k = 0; k < x->src.nkinds && o < sizeof(buf); k++)
 		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "  %s %.6g", x->src.kind_name[k],
-				      hm_sum(x, k, r0, r0 + x->k, c0, c0 + x->k));
-	tui_put(y, 0, w, A_BOLD, buf);
+				      hm_sum(x, k, r0, c0));
+	tui_put_items(y, 0, w, A_BOLD, buf);
 	{
-		double v = hm_sum(x, x->kind, r0, r0 + x->k, c0, c0 + x->k);
+		double v = hm_sum(x, x->kind, r0, c0);
 		double tot = x->src.total[x->kind];
 
 		snprintf(buf, sizeof(buf), "%s of the %s total: %.1f%%%s  |  Enter: what makes up this %s",
@@ -213,7 +211,7 @@ static void hm_info(struct hm *x, int y, int w)
 			 tot > 0 ? 100.0 * v / tot : 0.0,
 			 x->src.symmetric && r0 != c0 ? "; the mirror cell holds the same" : "",
 			 x->k > 1 ? "block" : "cell");
-		tui_put(y + 1, 0, w, A_NORMAL, buf);
+		tui_put_items(y + 1, 0, w, A_NORMAL, buf);
 	}
 }
 
@@ -272,23 +270,30 @@ static void hm_title(struct hm *x, int y, int w)
 	if (x->k > 1)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 			 "; %zu x %zu blocks, summed", x->k, x->k);
-	tui_put(y, 0, w, A_BOLD, buf);
+	tui_put_items(y, 0, w, A_BOLD, buf);
 	/* The switches, the current ones highlighted. */
+	/* Whole switches only: what does not fit the width is left out. */
 	for (int k = 0; k < x->src.nkinds; k++) {
 		snprintf(buf, sizeof(buf), "%c:%s", x->src.kind_keys[k], x->src.kind_name[k]);
+		if (xpos + (int)strlen(buf) > w)
+			return;
 		tui_put(y + 1, xpos, w - xpos, k == x->kind ? A_REVERSE : A_NORMAL, buf);
 		xpos += (int)strlen(buf) + 1;
 	}
+	if (xpos + 4 > w)
+		return;
 	tui_put(y + 1, xpos, w - xpos, A_NORMAL, "  l:");
 	xpos += 4;
 	for (int lv = 0; lv < x->src.nlevels; lv++) {
 		snprintf(buf, sizeof(buf), "%s", x->src.level[lv].name);
+		if (xpos + (int)strlen(buf) > w)
+			return;
 		tui_put(y + 1, xpos, w - xpos, lv == x->lv ? A_REVERSE : A_NORMAL, buf);
 		xpos += (int)strlen(buf) + 1;
 	}
 	snprintf(buf, sizeof(buf), "  i:labels %s  b:blocks %s  s:%s scale", x->src.label_name[x->label],
 		 x->fit ? "fit" : x->k > 1 ? "manual" : "off", x->logscale ? "log" : "linear");
-	tui_put(y + 1, xpos, w - xpos, A_NORMAL, buf);
+	tui_put_items(y + 1, xpos, w - xpos, A_NORMAL, buf);
 }
 
 static void hm_scroll(struct hm *x)
@@ -473,8 +478,9 @@ static int hm_key(struct tui_screen *s, struct tui *t, int key)
 		return 0;
 	case '+':
 	case '=':
+		/* No larger than one block for the whole matrix. */
 		x->fit = 0;
-		x->k++;
+		x->k += x->k < hm_level(x)->rows || x->k < hm_level(x)->cols;
 		return 0;
 	case '-':
 		x->fit = 0;

@@ -170,7 +170,7 @@ static void tt_info(const struct tt *x, const struct tui_area *a)
 	snprintf(info, sizeof(info), "row %zu of %zu, sorted by %s%s  |  s: sort  r: reverse"
 		 "  Enter: row  Left/Right: columns", tt_nrows(s) ? x->cr + 1 : 0, tt_nrows(s), col,
 		 x->col0 ? "  (columns scrolled)" : "");
-	tui_put(a->y + a->h - 1, a->x, a->w, A_DIM, info);
+	tui_put_items(a->y + a->h - 1, a->x, a->w, A_DIM, info);
 }
 
 static int tt_draw(struct tui_screen *scr, struct tui *ui, const struct tui_area *a)

@@ -243,6 +243,23 @@ screen | tail -n 1 | grep -q '?:help' || fail "after the resize the status bar i
 matrix_shades >"$tmp/got"
 expected_shades all >"$tmp/want"
 cmp -s "$tmp/got" "$tmp/want" || fail "after the resize the heatmap differs: $(screen)"
+# Header and status lines at 70 columns: whole items, never cut mid-word.
+screen | tail -n 1 | grep -Eq '(help|quit|screens|search|match) *$' ||
+	fail "the status bar is cut mid-item: $(screen | tail -n 1)"
+# Blocks: '+' stops at one block for the whole 4x4 matrix, which is 100%
+# of the total (each pair once), and the legend's darkest is that block.
+keys + + + + + + + +
+wait_for '^threads 0-3 x threads 0-3: ' "+: blocks of 4"
+wait_for 'of the all total: 100\.0%' "+: the whole matrix in one block"
+keys -
+wait_for '^threads 0-2 x threads 0-2: ' "-: one '+' past the matrix was not counted"
+keys +
+screen | grep -q "darkest: $all_total " || fail "the legend's darkest is not the block's $all_total: $(screen)"
+keys b
+keys 3
+wait_for '^Contended cache lines' "3 at 70 columns"
+screen | grep 'row [0-9]* of' | grep -Eq '(order|ascending|descending|sort|reverse|row|columns) *$' ||
+	fail "the table's info line is cut mid-item: $(screen | grep 'row [0-9]* of')"
 T resize-window -t tui -x 100 -y 40
 
 keys q
