@@ -172,6 +172,9 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *uc);
 
 /* objects.c: heap blocks, mappings and stacks (AGENT_F_OBJECTS); t's stack */
 void objects_thread_start(struct agent_thread *t);
+/* From a sample's handler: the address a sample of this thread touched
+ * (a young heap block it lands in will be recorded). */
+void objects_on_sample(uint64_t addr);
 
 /* counters.c: the counting group of t (cfg.counter[]) */
 int counters_open(struct agent_thread *t);

@@ -93,8 +93,10 @@ static void pmu_emit(struct agent_thread *t, const struct pmu_sample *ps, int i)
 	s.kind = (uint8_t)agent_g.cfg.ev[i].kind;
 	s.source = SRC_PMU;
 	s.weight = ps->weight;
-	if (ps->addr)
+	if (ps->addr) {
 		s.flags |= SAMPLE_F_ADDR;
+		objects_on_sample(ps->addr);
+	}
 	/* The precise IP gives the instruction; its operand gives the size. */
 	regs.rip = ps->ip;
 	n = agent_read_code(ps->ip, code, 15, 0);

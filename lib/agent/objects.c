@@ -101,8 +101,10 @@ struct obj_site {
 struct obj_young {
 	uint64_t addr;  /* 0: empty */
 	uint64_t size, time;
+	uint64_t tick;  /* the coarse clock when a deferred block was made */
 	uint32_t site;
 	uint8_t kind, published, set, way;
+	volatile uint8_t hit; /* a sample of this thread landed in it */
 };
 
 struct obj_thread {
@@ -233,16 +235,20 @@ static uint64_t obj_exact(struct obj_thread *ts)
 	return t;
 }
 
-/* Deferred blocks: the coarse clock, never before what this thread saw
- * last, so a block reusing the address of one it freed starts after it. */
-static uint64_t obj_coarse(const struct obj_thread *ts)
+/* The coarse clock (4.5 ns, one tick a few ms), ns. */
+static uint64_t obj_tick(void)
 {
 	struct timespec tp = { 0, 0 };
-	uint64_t t;
 
 	(void)clock_gettime(CLOCK_MONOTONIC_COARSE, &tp); /* cannot fail; 0 is safe */
-	t = (uint64_t)tp.tv_sec * 1000000000ull + (uint64_t)tp.tv_nsec;
-	return t > ts->last_ns ? t : ts->last_ns;
+	return (uint64_t)tp.tv_sec * 1000000000ull + (uint64_t)tp.tv_nsec;
+}
+
+/* Deferred blocks: the coarse clock `tick`, never before what this thread
+ * saw last, so a block reusing the address of one it freed starts after it. */
+static uint64_t obj_coarse(const struct obj_thread *ts, uint64_t tick)
+{
+	return tick > ts->last_ns ? tick : ts->last_ns;
 }
 
 /* ------------------------------------------------------------- records */
@@ -461,9 +467,23 @@ static void obj_young_flush(struct obj_thread *ts)
 	}
 }
 
+void objects_on_sample(uint64_t addr)
+{
+	struct obj_thread *ts = obj_ts;
+
+	if (!ts || ts == OBJ_DEAD || !addr)
+		return;
+	for (unsigned i = 0; i < OBJ_NURSERY; i++) {
+		struct obj_young *y = &ts->young[i];
+
+		if (!y->published && addr >= y->addr && addr - y->addr < y->size)
+			y->hit = 1;
+	}
+}
+
 static void obj_young_push(struct obj_thread *ts, const struct obj_site *s, unsigned set,
 			   unsigned way, uint64_t addr, uint64_t size, uint64_t time,
-			   int kind, int published)
+			   uint64_t tick, int kind, int published)
 {
 	struct obj_young *y = &ts->young[ts->head];
 
@@ -472,9 +492,11 @@ static void obj_young_push(struct obj_thread *ts, const struct obj_site *s, unsi
 	y->addr = addr;
 	y->size = size;
 	y->time = time;
+	y->tick = tick;
 	y->site = s->id;
 	y->kind = (uint8_t)kind;
 	y->published = (uint8_t)published;
+	y->hit = 0;
 	y->set = (uint8_t)set;
 	y->way = (uint8_t)way;
 	ts->head = (ts->head + 1) % OBJ_NURSERY;
@@ -572,10 +594,13 @@ static void obj_note(const struct obj_real *r, void *p, uint64_t size, int kind,
 
 		obj_emit_site(s, (uint64_t)(uintptr_t)p, size, t, kind, 0);
 		if (kind != ALLOC_MMAP)
-			obj_young_push(ts, s, set, way, (uint64_t)(uintptr_t)p, size, t, kind, 1);
+			obj_young_push(ts, s, set, way, (uint64_t)(uintptr_t)p, size, t, 0, kind,
+				       1);
 	} else {
-		obj_young_push(ts, s, set, way, (uint64_t)(uintptr_t)p, size, obj_coarse(ts),
-			       kind, 0);
+		uint64_t tick = obj_tick();
+
+		obj_young_push(ts, s, set, way, (uint64_t)(uintptr_t)p, size,
+			       obj_coarse(ts, tick), tick, kind, 0);
 	}
 out:
 	obj_busy--;
@@ -598,6 +623,20 @@ static void obj_forget(void *p, int death)
 			y->addr = 0;
 			if (death && (s = obj_young_site(ts, y)) && s->churn < OBJ_CHURN_MAX)
 				s->churn++;
+			/*
+			 * A deferred block that dies young costs no record,
+			 * unless a sample may name it: one of this thread's
+			 * samples landed in it, or it lived across a tick of
+			 * the coarse clock (a sample period is about one), so
+			 * that communication on a temporary of every call
+			 * (LULESH's) is not left without an object.
+			 */
+			if (!y->published && (y->hit || obj_tick() != y->tick)) {
+				y->addr = addr;
+				obj_young_retire(ts, y);
+				y->addr = 0;
+				y->published = 1;
+			}
 			if (y->published)
 				obj_emit_free(addr, 0, obj_exact(ts));
 			goto out;

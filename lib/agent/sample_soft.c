@@ -60,6 +60,8 @@ static void soft_emit(struct agent_thread *t, const struct insn_access *acc,
 			    (acc->flags & ACC_F_STACK ? SAMPLE_F_STACK : 0) |
 			    (stepped ? SAMPLE_F_STEP : 0));
 	t->st.mem_samples++;
+	if (acc->flags & ACC_F_ADDR)
+		objects_on_sample(acc->addr);
 	if (agent_g.tool->sample)
 		agent_g.tool->sample(t, &s);
 }

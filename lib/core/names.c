@@ -22,6 +22,29 @@ static const char *names_base(const char *path)
 	return s ? s + 1 : path;
 }
 
+int names_module_offset(const struct profile *p, uint32_t image, uint64_t ip,
+			const char *module, char *buf, size_t len)
+{
+	const struct rec_mmap *by_path = NULL;
+
+	for (size_t i = 0; i < p->nmmaps; i++) {
+		const struct rec_mmap *m = p->mmaps[i];
+
+		if (ip < m->start || ip >= m->end)
+			continue;
+		if (profile_image(p, m->pid, m->time) == image)
+			return snprintf(buf, len, "%s+0x%" PRIx64, names_base(module),
+					ip - m->start + m->pgoff);
+		/* A fork child records no modules: its parent's map. */
+		if (!by_path && module && !strcmp(m->path, module))
+			by_path = m;
+	}
+	if (by_path)
+		return snprintf(buf, len, "%s+0x%" PRIx64, names_base(module),
+				ip - by_path->start + by_path->pgoff);
+	return snprintf(buf, len, "%s@0x%" PRIx64, names_base(module), ip);
+}
+
 void names_code(const struct profile *p, uint32_t pid, uint64_t time, uint64_t ip, char *buf,
 		size_t len)
 {
@@ -32,7 +55,7 @@ void names_code(const struct profile *p, uint32_t pid, uint64_t time, uint64_t i
 	else if (s && s->name)
 		snprintf(buf, len, "%s+0x%" PRIx64, s->name, ip - s->start);
 	else if (s && s->module)
-		snprintf(buf, len, "%s@0x%" PRIx64, names_base(s->module), ip);
+		names_module_offset(p, profile_image(p, pid, time), ip, s->module, buf, len);
 	else
 		snprintf(buf, len, "0x%" PRIx64, ip);
 }

@@ -21,5 +21,13 @@ void names_data(const struct profile *p, uint32_t pid, uint64_t time, uint64_t a
 		int stack, char *buf, size_t len, uint64_t *offset);
 /* "load", "store", "rmw" or "none" (enum mem_kind). */
 const char *names_kind(int kind);
+/*
+ * Code with no symbol (a stripped library) as module+offset, the offset
+ * into the module's file ("libfoo.so+0x1a2b"): what objdump and addr2line
+ * take, and the same under any ASLR, which a runtime address is not.
+ * image: profile_image(); module is the sym's; returns snprintf's count.
+ */
+int names_module_offset(const struct profile *p, uint32_t image, uint64_t ip,
+			const char *module, char *buf, size_t len);
 
 #endif

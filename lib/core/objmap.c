@@ -19,6 +19,7 @@
 
 #include "lib/core/array.h"
 #include "lib/core/hash.h"
+#include "lib/core/names.h"
 
 #define OM_NAME_MAX 512
 #define OM_FORK_DEPTH 8 /* a fork's fork's ... parent, at most */
@@ -208,9 +209,16 @@ static int om_runtime(const char *module)
 	return 0;
 }
 
+/* A frame's function and the line in it (SYM_SITE; files of cdt 0.1
+ * resolved frames as SYM_CODE, the line of the innermost inlined code). */
 static const struct prof_sym *om_frame_sym(const struct objmap *m, uint32_t image, uint64_t ra)
 {
-	return ra ? profile_sym_image(m->p, image, SYM_CODE, ra - 1) : NULL;
+	const struct prof_sym *s;
+
+	if (!ra)
+		return NULL;
+	s = profile_sym_image(m->p, image, SYM_SITE, ra - 1);
+	return s ? s : profile_sym_image(m->p, image, SYM_CODE, ra - 1);
 }
 
 /* One frame: "main.c:42 (func)" (file first, for names) or "func (main.c:42)". */
@@ -227,18 +235,39 @@ static int om_frame_text(const struct objmap *m, uint32_t image, uint64_t ra, in
 	if (s && s->module && !strncmp(s->module, "/proc/self/fd/", 14))
 		return snprintf(buf, len, "[cdt agent]"); /* its interposers */
 	if (s && s->module)
-		return snprintf(buf, len, "%s@0x%" PRIx64, om_base(s->module), ra);
+		return names_module_offset(m->p, image, ra, s->module, buf, len);
 	return snprintf(buf, len, "0x%" PRIx64, ra);
 }
 
-/* The first frame outside the allocator and the agent (frame 0 if none). */
+/* A program's own allocation wrapper (xmalloc, my_calloc, realloc_or_die,
+ * operator new): no name for what it allocates. */
+static int om_wrapper(const char *fn)
+{
+	static const char *const words[] = { "alloc", "strdup", "operator new", "_Znwm", "_Znam",
+					     NULL };
+
+	for (int i = 0; fn && words[i]; i++)
+		if (strcasestr(fn, words[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * The frame that names a block: the first outside the allocator, the
+ * agent and the program's allocation wrappers (frame 0 if none); the
+ * frame's line is the one in its own function (SYM_SITE), so a helper
+ * inlined into it does not name the block either.
+ */
 static uint32_t om_name_frame(const struct objmap *m, const struct prof_path *x)
 {
 	for (uint32_t k = 0; k < x->depth; k++) {
 		const struct prof_sym *s = om_frame_sym(m, x->image, x->frames[k]);
 
-		if (!s || !s->module || !om_runtime(s->module))
-			return k;
+		if (s && s->module && om_runtime(s->module))
+			continue;
+		if (s && om_wrapper(s->name) && k + 1 < x->depth)
+			continue;
+		return k;
 	}
 	return 0;
 }

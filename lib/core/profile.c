@@ -742,10 +742,10 @@ static int profile_sym_paths(struct profile *p, struct symbolizer *s)
 			struct sym_info si = { 0 };
 			uint64_t a = x->frames[k] - 1;
 
-			if (!x->frames[k] || profile_sym_image(p, x->image, SYM_CODE, a))
+			if (!x->frames[k] || profile_sym_image(p, x->image, SYM_SITE, a))
 				continue;
-			sym_code(s, x->image, a, &si);
-			err = profile_put_sym(p, x->image, SYM_CODE, a, &si);
+			sym_site(s, x->image, a, &si);
+			err = profile_put_sym(p, x->image, SYM_SITE, a, &si);
 		}
 	}
 	return err;

@@ -910,6 +910,54 @@ static int code_line(struct symbolizer *s, struct sym_file *f, uint64_t v,
 	return 0;
 }
 
+/*
+ * Where in its function the code at module address v is, past inlined
+ * calls: the call site (DW_AT_call_file, DW_AT_call_line) of the outermost
+ * inlined subroutine around v.  *src stays NULL when v is in no inlined
+ * code; 0 or -ENOMEM.
+ */
+static int code_site(struct symbolizer *s, struct sym_file *f, uint64_t v, const char **src,
+		     uint32_t *line)
+{
+	Dwarf_Die cubuf, *cu, *scopes = NULL;
+	Dwarf_Attribute attr;
+	Dwarf_Files *files;
+	Dwarf_Addr bias = 0;
+	Dwarf_Word fileno, lineno;
+	const char *name;
+	size_t nfiles;
+	int n, outer = -1, err;
+
+	cu = dwfl_module_addrdie(f->mod, v, &bias);
+	if (!cu) {
+		err = file_cus(f);
+		if (err)
+			return err;
+		if (!cu_getsrc(f, v, &cubuf))
+			return 0;
+		cu = &cubuf;
+		bias = f->dwbias;
+	}
+	n = dwarf_getscopes(cu, v - bias, &scopes);
+	for (int i = 0; i < n && dwarf_tag(&scopes[i]) != DW_TAG_subprogram; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
+			outer = i;
+	if (outer >= 0 &&
+	    dwarf_formudata(dwarf_attr(&scopes[outer], DW_AT_call_file, &attr), &fileno) == 0 &&
+	    dwarf_formudata(dwarf_attr(&scopes[outer], DW_AT_call_line, &attr), &lineno) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && fileno < nfiles &&
+	    (name = dwarf_filesrc(files, fileno, NULL, NULL)) != NULL) {
+		*src = src_intern(s, dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)), name);
+		*line = (uint32_t)lineno;
+		if (!*src) {
+			free(scopes);
+			return -ENOMEM;
+		}
+	}
+	free(scopes);
+	return 0;
+}
+
 static int code_resolve(struct symbolizer *s, struct sym_file *f, uint64_t v,
 			struct memo_ent *m)
 {
@@ -1136,6 +1184,27 @@ int sym_code(struct symbolizer *s, uint32_t pid, uint64_t addr,
 	out->start = m.start + in->bias;
 	out->size = m.size;
 	return 0;
+}
+
+int sym_site(struct symbolizer *s, uint32_t pid, uint64_t addr, struct sym_info *out)
+{
+	const struct sym_inst *in;
+	struct sym_info where;
+	const char *src = NULL;
+	uint32_t line = 0;
+	int err = sym_code(s, pid, addr, out);
+
+	if (err)
+		return err;
+	in = sym_lookup(s, pid, addr, &where);
+	if (!in)
+		return -ENOENT;
+	err = code_site(s, in->f, addr - in->bias, &src, &line);
+	if (!err && src) {
+		out->file = src;
+		out->line = line;
+	}
+	return err;
 }
 
 int sym_data(struct symbolizer *s, uint32_t pid, uint64_t addr,

@@ -40,6 +40,9 @@ int sym_forget(struct symbolizer *s, uint32_t pid);
  */
 int sym_code(struct symbolizer *s, uint32_t pid, uint64_t addr,
 	     struct sym_info *out);
+/* As sym_code, but the line is the one in the function itself: in code
+ * inlined into it, the line where the outermost inlined call is. */
+int sym_site(struct symbolizer *s, uint32_t pid, uint64_t addr, struct sym_info *out);
 int sym_data(struct symbolizer *s, uint32_t pid, uint64_t addr,
 	     struct sym_info *out);
 

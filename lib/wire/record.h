@@ -301,6 +301,9 @@ struct rec_cpu {
 enum sym_kind {
 	SYM_CODE = 1, /* function + source line */
 	SYM_DATA = 2, /* static data object */
+	/* A call path's frame: function + the line in it, past inlined calls
+	 * (readers that know only 1 and 2 keep it unused). */
+	SYM_SITE = 3,
 };
 
 struct rec_sym {

@@ -242,6 +242,12 @@ static void comm_obj_name(const struct objmap *om, const struct profile *p, uint
 	names_data(p, pid, time, addr, 0, buf, len, off);
 }
 
+/* A name that says no object was found: "[anon]", "[heap]", "?". */
+static int comm_obj_unknown(const char *name)
+{
+	return name[0] == '[' || name[0] == '?' || !name[0];
+}
+
 static int comm_lines_finish(const struct profile *p, struct comm_model *m)
 {
 	struct objmap *om = NULL;
@@ -258,9 +264,22 @@ static int comm_lines_finish(const struct profile *p, struct comm_model *m)
 		qsort(l->thr, l->nthr, sizeof(l->thr[0]), thr_cmp);
 		for (unsigned k = 0; k < l->nthr; k++)
 			bytes |= l->thr[k].bytes;
-		/* The object is the one of the first byte communication touched. */
+		/*
+		 * The object is the one an event accessed, looked up at that
+		 * event's time: the first of the line's first events that finds
+		 * one.  A temporary of every call comes back at nearby
+		 * addresses, so another byte of the line may have been outside
+		 * the block live then, and not every such block is recorded.
+		 * The offset is that of the first byte communication touched.
+		 */
 		first = l->line + (bytes ? (unsigned)__builtin_ctzll(bytes) : 0);
 		comm_obj_name(om, p, l->pid, l->time, first, obj, sizeof(obj), &off);
+		for (unsigned k = 0; k < l->nprobe && comm_obj_unknown(obj); k++) {
+			uint64_t a = l->probe_addr[k];
+
+			comm_obj_name(om, p, l->pid, l->probe_time[k], a, obj, sizeof(obj), &off);
+			off = a > first ? (off > a - first ? off - (a - first) : 0) : off + (first - a);
+		}
 		l->object = strdup(obj);
 		l->offset = off;
 		if (!l->object) {
@@ -500,6 +519,10 @@ static int comm_acc_add(struct comm_acc *acc, const struct profile *p, const str
 	l->w[CM_ALL] += w;
 	l->w[kind] += w;
 	l->events++;
+	if (l->nprobe < COMM_LINE_PROBES) {
+		l->probe_addr[l->nprobe] = c->addr;
+		l->probe_time[l->nprobe++] = c->time;
+	}
 	if (a && line_thread(l, a->index, c->addr, c->size, c->kind != MEM_LOAD, w))
 		err = line_extra(acc, l, a->index);
 	if (!err && b && (c->pub_addr & ~63ull) == l->line &&

@@ -18,6 +18,7 @@ enum comm_level { CL_THREAD, CL_CORE, CL_NODE, CL_NLEVEL };
 
 #define COMM_LINE_THREADS 8 /* threads kept per line: the first seen */
 #define COMM_LINE_IPS 4     /* code addresses kept per line */
+#define COMM_LINE_PROBES 8  /* events kept per line to look its object up */
 
 struct comm_line_thread {
 	uint32_t thread;  /* index */
@@ -30,8 +31,12 @@ struct comm_line_thread {
 struct comm_line {
 	uint32_t pid;     /* of the first event, for symbols */
 	uint32_t image;   /* profile_image() of it: lines of one address in two images differ */
-	uint64_t time;
+	uint64_t time;    /* of the first event */
 	uint64_t line;    /* address */
+	/* The first events' accesses and times, to find the object live at
+	 * one of them (a temporary of every call is not always recorded). */
+	uint64_t probe_addr[COMM_LINE_PROBES], probe_time[COMM_LINE_PROBES];
+	unsigned nprobe;
 	double w[CM_NKIND];
 	uint64_t events;
 	struct comm_line_thread thr[COMM_LINE_THREADS];
