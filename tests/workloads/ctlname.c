@@ -10,22 +10,19 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
+
+#include "cputime.h"
 
 static volatile uint64_t sink[512];
 
 static void work(void)
 {
-	struct timespec ts;
-	double t0;
+	double t0 = cputime_now();
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	t0 = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	do {
+	do
 		for (unsigned i = 0; i < 100000; i++)
 			sink[i & 511] += i;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	} while ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - t0 < 0.1);
+	while (cputime_now() - t0 < 0.1);
 }
 
 static void *worker(void *arg)

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "cputime.h"
 #include "heapname.h"
 
 static __attribute__((noinline)) void *xmalloc_or_die(size_t n)
@@ -26,16 +26,12 @@ static __attribute__((noinline)) void *xmalloc_or_die(size_t n)
 
 static void fill(volatile uint64_t *a, size_t n, double secs)
 {
-	struct timespec ts;
-	double t0;
+	double t0 = cputime_now();
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	t0 = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	do {
+	do
 		for (size_t i = 0; i < 100000; i++)
 			a[i % n] += i;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	} while ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - t0 < secs);
+	while (cputime_now() - t0 < secs);
 }
 
 int main(void)

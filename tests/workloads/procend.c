@@ -17,23 +17,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "cputime.h"
 
 static volatile unsigned long sink;
 
 static void work(double secs)
 {
-	struct timespec ts;
-	double t0;
+	double t0 = cputime_now();
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	t0 = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	do {
+	do
 		for (int i = 0; i < 100000; i++)
 			sink += (unsigned long)i * sink;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	} while ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - t0 < secs);
+	while (cputime_now() - t0 < secs);
 }
 
 static pid_t child(const char *name, int how)

@@ -19,23 +19,17 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "cputime.h"
+
 static pthread_barrier_t bar;
 static volatile uint64_t *volatile temp;
 static volatile int done;
 
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void spin(int me)
 {
-	double t0 = cpu_now();
+	double t0 = cputime_now();
 
-	while (cpu_now() - t0 < 0.002)
+	while (cputime_now() - t0 < 0.002)
 		for (int i = 0; i < 1000; i++)
 			temp[me] += (uint64_t)i;
 }
