@@ -16,10 +16,11 @@ CC      ?= cc
 VERSION := 0.1.0
 
 # tmux drives the TUI in the tests, Open MPI runs a real MPI job
-# (tests/e2e/mpi.sh), stress-ng loads the machine in stress runs.
+# (tests/e2e/mpi.sh), stress-ng loads the machine in stress runs, python3
+# parses JSON and checks that stderr is clean UTF-8 in the tests.
 DEB_PKGS := pkg-config libpfm4-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev \
             libzydis-dev libhwloc-dev libcmocka-dev tmux openmpi-bin libopenmpi-dev \
-            stress-ng
+            stress-ng python3
 # Libraries without a .pc file in Debian 12 fall back to plain -l flags.
 PKG_LIBS := libelf libdw zlib ncursesw hwloc
 
