@@ -96,6 +96,7 @@ static int line_thread(struct comm_line *l, uint32_t thread, uint64_t addr, unsi
 	mask = (end - off >= 64 ? ~0ull : ((1ull << (end - off)) - 1)) << off;
 	for (unsigned i = 0; i < l->nthr; i++) {
 		if (l->thr[i].thread == thread) {
+			l->thr[i].again |= l->thr[i].bytes & mask;
 			l->thr[i].bytes |= mask;
 			l->thr[i].wbytes |= store ? mask : 0;
 			l->thr[i].w += w;
@@ -105,7 +106,7 @@ static int line_thread(struct comm_line *l, uint32_t thread, uint64_t addr, unsi
 	}
 	if (l->nthr == COMM_LINE_THREADS)
 		return 1;
-	l->thr[l->nthr++] = (struct comm_line_thread){ thread, mask, store ? mask : 0, w, 1 };
+	l->thr[l->nthr++] = (struct comm_line_thread){ thread, mask, store ? mask : 0, 0, w, 1 };
 	return 0;
 }
 
@@ -123,7 +124,7 @@ enum comm_verdict comm_line_verdict(const struct comm_line *l, uint64_t *least)
 		for (unsigned j = 0; j < i; j++) {
 			const struct comm_line_thread *b = &l->thr[j];
 
-			if ((a->wbytes & b->bytes) || (b->wbytes & a->bytes))
+			if ((a->wbytes & a->again & b->again) || (b->wbytes & b->again & a->again))
 				return CV_SAME_DATA;
 		}
 	}

@@ -24,6 +24,7 @@ struct comm_line_thread {
 	uint32_t thread;  /* index */
 	uint64_t bytes;   /* bit i: byte i of the line was accessed */
 	uint64_t wbytes;  /* of those, stored to */
+	uint64_t again;   /* bytes it touched in two events or more */
 	double w;
 	uint64_t n;       /* events it took part in */
 };
@@ -105,9 +106,10 @@ void comm_line_code(const struct profile *p, const struct comm_line *l, char *bu
 /*
  * What a line's threads did to it over the whole run, the ground of a
  * finding's verdict (the per-access TS/FS counts stay the paper's): the
- * same data when the bytes of two threads overlap and one of them stored
- * there; else false sharing if two threads or more touched it and one
- * stored.  *least: the fewest events of one of its threads, the evidence
+ * same data when the bytes two threads each touched again and again
+ * overlap and one of them stored there (a byte seen once, as when one
+ * thread initializes the whole line, is not the threads' pattern); else
+ * false sharing if two threads or more touched it and one stored.  *least: the fewest events of one of its threads, the evidence
  * that their bytes are apart.
  */
 enum comm_verdict { CV_NONE, CV_SAME_DATA, CV_FALSE };
