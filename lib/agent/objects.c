@@ -440,6 +440,18 @@ static struct obj_site *obj_young_site(struct obj_thread *ts, const struct obj_y
 	return s->id == y->site ? s : NULL;
 }
 
+/* The record of a deferred block, made late. */
+static void obj_young_emit(struct obj_thread *ts, const struct obj_young *y)
+{
+	struct obj_site *s = obj_young_site(ts, y);
+
+	if (s)
+		obj_emit_site(s, y->addr, y->size, y->time, y->kind, ALLOC_F_DEFERRED);
+	else /* its path left the cache: the number alone, defined or not */
+		obj_emit_alloc(NULL, y->site, y->addr, y->size, y->time, y->kind,
+			       ALLOC_F_DEFERRED);
+}
+
 /* A block leaves the nursery alive: record it if it was deferred. */
 static void obj_young_retire(struct obj_thread *ts, struct obj_young *y)
 {
@@ -447,13 +459,8 @@ static void obj_young_retire(struct obj_thread *ts, struct obj_young *y)
 
 	if (s)
 		s->churn = s->churn > 2 ? (uint8_t)(s->churn - 2) : 0;
-	if (y->published)
-		return;
-	if (s)
-		obj_emit_site(s, y->addr, y->size, y->time, y->kind, ALLOC_F_DEFERRED);
-	else /* its path left the cache: the number alone, defined or not */
-		obj_emit_alloc(NULL, y->site, y->addr, y->size, y->time, y->kind,
-			       ALLOC_F_DEFERRED);
+	if (!y->published)
+		obj_young_emit(ts, y);
 }
 
 static void obj_young_flush(struct obj_thread *ts)
@@ -620,7 +627,6 @@ static void obj_forget(void *p, int death)
 
 			if (y->addr != addr)
 				continue;
-			y->addr = 0;
 			if (death && (s = obj_young_site(ts, y)) && s->churn < OBJ_CHURN_MAX)
 				s->churn++;
 			/*
@@ -632,11 +638,10 @@ static void obj_forget(void *p, int death)
 			 * (LULESH's) is not left without an object.
 			 */
 			if (!y->published && (y->hit || obj_tick() != y->tick)) {
-				y->addr = addr;
-				obj_young_retire(ts, y);
-				y->addr = 0;
+				obj_young_emit(ts, y);
 				y->published = 1;
 			}
+			y->addr = 0;
 			if (y->published)
 				obj_emit_free(addr, 0, obj_exact(ts));
 			goto out;
