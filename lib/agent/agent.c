@@ -236,8 +236,11 @@ static void agent_exec_prepare(const char *path)
 	agent_quiet++;
 	fds_check_exec(path);
 	agent_check_handler();
-	if (agent_self)
+	if (agent_self) {
 		counters_tick(agent_self, agent_now(), 1);
+		if (agent_g.tool->jump)
+			agent_g.tool->jump(agent_self, AGENT_JUMP_EXEC);
+	}
 	agent_flush_threads(REC_THREAD_STATS);
 	agent_quiet--;
 }
@@ -464,9 +467,11 @@ __attribute__((constructor(101))) static void agent_init(void)
 	agent_g.active = 1;
 	agent_proc_record(0);
 	mmaps_record();
+	functab_update();
 	pthread_atfork(NULL, NULL, agent_atfork_child);
 	on_exit(agent_exit, NULL);
 	/* Now: dlsym takes the loader lock, which a fork child cannot. */
 	agent_real_exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
+	jumps_init();
 	agent_thread_start(1, 0);
 }

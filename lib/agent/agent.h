@@ -115,10 +115,27 @@ struct agent_tool {
 	void (*thread_stop)(struct agent_thread *t);
 	/* A memory sample of t, from either source. */
 	void (*sample)(struct agent_thread *t, struct rec_sample *s);
-	/* A watchpoint or breakpoint of t trapped. */
-	void (*trap)(struct agent_thread *t, struct rec_trap *tr);
+	/* A watchpoint or breakpoint of t trapped; uc is the program's state
+	 * there, which the hook may change (the trap returns to it). */
+	void (*trap)(struct agent_thread *t, struct rec_trap *tr, ucontext_t *uc);
 	/* t's counters, every cfg.counter_interval_ns and when t ends. */
 	void (*counters)(struct agent_thread *t, const struct agent_counts *c);
+	/* Instead of sample: each sample of t (either source) as the state it
+	 * interrupted, for a tool that wants where the thread is rather than
+	 * a memory access; the soft source then neither decodes nor steps,
+	 * and the pmu source maps no ring. */
+	void (*tick)(struct agent_thread *t, ucontext_t *uc, uint64_t time);
+	/* t is about to leave frames other than by returning (AGENT_JUMP_*):
+	 * which frames is known only at its next sample or trap. */
+	void (*jump)(struct agent_thread *t, int how);
+	uint32_t flags; /* AGENT_TOOL_* */
+};
+#define AGENT_TOOL_FUNCS 0x1     /* keep the table of functions (functab_find) */
+#define AGENT_TOOL_RAW_TRAPS 0x2 /* traps are not decoded (rec_trap has no access) */
+enum agent_jump {
+	AGENT_JUMP_LONGJMP = 1, /* longjmp, siglongjmp, _longjmp, __longjmp_chk */
+	AGENT_JUMP_THROW,       /* _Unwind_RaiseException: a C++ exception */
+	AGENT_JUMP_EXEC,        /* exec replaces the image (if it succeeds) */
 };
 const struct agent_tool *agent_tool_find(const char *name);
 
@@ -214,6 +231,15 @@ void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc
 
 /* mmaps.c */
 void mmaps_record(void);
+
+/* jumps.c: longjmp and C++ throws (agent_tool.jump); at start */
+void jumps_init(void);
+
+/* functab.c: the functions of the loaded modules (AGENT_TOOL_FUNCS) */
+/* Read the modules' symbol tables again (not in a handler). */
+void functab_update(void);
+/* From a handler: 1 and the function's [start, end) if addr is in one. */
+int functab_find(uint64_t addr, uint64_t *start, uint64_t *end);
 
 /* Copy up to len code bytes at addr from a handler without faulting;
  * returns how many could be read (0 if none).  `mapped`: the page of addr

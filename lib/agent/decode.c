@@ -764,3 +764,37 @@ void decode_regs_from_ucontext(struct decode_regs *r, const void *uc,
 	r->fs_base = fs_base;
 	r->gs_base = gs_base;
 }
+
+int decode_call_before(const void *code, size_t before, uint64_t ret, uint64_t *target)
+{
+	const unsigned char *end = (const unsigned char *)code + before;
+	ZydisDecodedInstruction insn;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+
+	if (!atomic_load_explicit(&dec_ready, memory_order_acquire))
+		return -1;
+	/* A call is 2 (call reg) to 7 bytes (call [base+index*s+disp32]).
+	 * The direct call (5) is tried first: it is the usual one, and the
+	 * tail of a longer instruction can look like a short call. */
+	static const unsigned char lens[] = { 5, 2, 3, 4, 6, 7 };
+
+	for (size_t k = 0; k < sizeof(lens); k++) {
+		size_t len = lens[k];
+
+		if (len > before)
+			continue;
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, end - len, len, &insn, ops)) ||
+		    insn.length != len || insn.mnemonic != ZYDIS_MNEMONIC_CALL)
+			continue;
+		if (ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			ZyanU64 a;
+
+			if (!ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&insn, &ops[0], ret - len, &a)))
+				return -1;
+			*target = a;
+			return 1;
+		}
+		return 2;
+	}
+	return 0;
+}

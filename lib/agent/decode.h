@@ -122,6 +122,13 @@ int decode_next_access(const struct decode_code *code, const struct decode_regs 
 int decode_prev_access(const void *code, size_t before, size_t after,
 		       const struct decode_regs *regs, struct insn_access *out);
 
+/*
+ * Is ret a return address: does a call instruction end there?  `code`
+ * points at the byte at ret - before (up to 7 are used).  1: a direct
+ * call, *target its callee; 2: an indirect call (callee unknown); 0: no
+ * call ends at ret; -1: the decoder is not ready.
+ */
+int decode_call_before(const void *code, size_t before, uint64_t ret, uint64_t *target);
 /* Build decode_regs from a ucontext_t (void * to keep this header light). */
 void decode_regs_from_ucontext(struct decode_regs *r, const void *uc,
 			       uint64_t fs_base, uint64_t gs_base);

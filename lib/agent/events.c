@@ -31,7 +31,8 @@ int pmu_open(struct agent_thread *t, int i)
 
 	perf_attr_init(ev, &a);
 	a.sig_data = SIGDATA_MAGIC | SIGDATA_SAMPLE | (uint64_t)i;
-	if (agent_g.cfg.source == SRC_PMU) {
+	/* A tool that takes ticks wants the overflow, not its record. */
+	if (agent_g.cfg.source == SRC_PMU && !agent_g.tool->tick) {
 		a.sample_type = PERF_ATTR_SAMPLE_TYPE;
 		a.wakeup_events = 1;
 	}
@@ -39,7 +40,7 @@ int pmu_open(struct agent_thread *t, int i)
 	if (fd < 0)
 		return fd;
 	t->ev_fd[i] = fd;
-	if (agent_g.cfg.source == SRC_PMU) {
+	if (agent_g.cfg.source == SRC_PMU && !agent_g.tool->tick) {
 		void *ring = mmap(NULL, pmu_ring_len(), PROT_READ | PROT_WRITE,
 				  MAP_SHARED, fd, 0);
 

@@ -40,6 +40,10 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *ucv)
 			wpt_on_trap(t, (int)(data & SIGDATA_INDEX_MASK), si, uc, now);
 		} else if (agent_quiet) {
 			t->st.samples++;
+		} else if (agent_g.tool->tick) {
+			t->st.samples++;
+			agent_g.tool->tick(t, uc, now);
+			t->st.handler_ns += agent_now() - now;
 		} else if (agent_g.cfg.source == SRC_SOFT) {
 			soft_on_sample(t, uc, now, cpu0);
 			cpu0 = 0; /* the walk, steps included, times itself */

@@ -119,7 +119,9 @@ AGENT_API void *dlopen(const char *file, int mode)
 	if (!real)
 		return NULL;
 	h = real(file, mode);
-	if (h && agent_g.active)
+	if (h && agent_g.active) {
 		mmaps_record();
+		functab_update();
+	}
 	return h;
 }

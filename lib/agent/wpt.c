@@ -164,7 +164,10 @@ void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc
 	tr.cookie = w->cookie;
 	decode_regs_from_ucontext(&regs, uc, t->fs_base, 0);
 	tr.ip = regs.rip;
-	if (w->type == WPT_X) {
+	if (agent_g.tool->flags & AGENT_TOOL_RAW_TRAPS) {
+		tr.insn_ip = regs.rip;
+		tr.flags = w->type == WPT_X ? TRAP_F_EXEC : 0;
+	} else if (w->type == WPT_X) {
 		/* Execute breakpoints trap before the instruction runs. */
 		tr.insn_ip = regs.rip;
 		tr.flags = TRAP_F_EXEC | TRAP_F_INSN;
@@ -191,6 +194,6 @@ void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc
 		}
 	}
 	if (agent_g.tool->trap)
-		agent_g.tool->trap(t, &tr);
+		agent_g.tool->trap(t, &tr, uc);
 	t->st.trap_ns += agent_now() - t0;
 }

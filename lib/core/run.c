@@ -810,13 +810,13 @@ static int run_parse_common(int argc, char **argv, int *i, struct run_opts *o,
 }
 
 /* The options every profiling tool takes, and the exit statuses. */
-static void run_usage_common(FILE *f, uint64_t soft_hz)
+static void run_usage_common(FILE *f, uint64_t soft_hz, uint64_t pmu_period)
 {
 	fprintf(f,
 		"  -o, --output FILE     profile to write (default cdt.data, cdt.data.RANK under MPI)\n"
 		"      --source SRC      auto, pmu or soft (default auto)\n"
 		"  -F, --freq HZ         soft: samples per second per thread (default %llu)\n"
-		"  -c, --period N        pmu: memory accesses between samples (default %u);\n"
+		"  -c, --period N        pmu: sampled events between samples (default %llu);\n"
 		"                        soft: nanoseconds of CPU time between samples\n"
 		"      --objects         name heap blocks, anonymous mappings and thread stacks,\n"
 		"                        by allocation call path (default)\n"
@@ -829,20 +829,22 @@ static void run_usage_common(FILE *f, uint64_t soft_hz)
 		"\n"
 		"Exit status: the program's, 128+N if signal N killed it, 125 if cdt failed,\n"
 		"126 if the program cannot be executed, 127 if it is not found.\n",
-		(unsigned long long)soft_hz, PMU_DEFAULT_PERIOD);
+		(unsigned long long)soft_hz, (unsigned long long)pmu_period);
 }
 
 static void run_usage(FILE *f, const struct run_ops *ops)
 {
 	ops->usage(f);
-	run_usage_common(f, ops->soft_hz ? ops->soft_hz : SOFT_DEFAULT_HZ);
+	run_usage_common(f, ops->soft_hz ? ops->soft_hz : SOFT_DEFAULT_HZ,
+			 ops->pmu_period ? ops->pmu_period : PMU_DEFAULT_PERIOD);
 }
 
 int run_tool(const char *name, const struct run_ops *ops, const struct prof_ops *prof,
 	     int argc, char **argv)
 {
 	struct run_opts o = { .tool_name = name, .prof = prof, .objects = ops->objects,
-			      .src = { .default_hz = ops->soft_hz } };
+			      .src = { .default_hz = ops->soft_hz, .pmu_sample = ops->pmu_sample,
+				       .pmu_period = ops->pmu_period } };
 	const char *output = NULL;
 	struct run_result res;
 	struct profile p;

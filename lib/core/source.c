@@ -108,8 +108,9 @@ static int try_pmu(const struct source_req *req, struct agent_cfg *cfg,
 		   char *reason, size_t rlen, char *detail, size_t dlen)
 {
 	struct events_host h;
-	struct agent_event ev[2];
-	uint64_t period = req->period ? req->period : PMU_DEFAULT_PERIOD;
+	struct agent_event ev[AGENT_MAX_EVENTS];
+	uint64_t period = req->period ? req->period :
+			  req->pmu_period ? req->pmu_period : PMU_DEFAULT_PERIOD;
 	char err[256], names[128];
 	uint32_t nev = 0;
 	int r;
@@ -124,17 +125,22 @@ static int try_pmu(const struct source_req *req, struct agent_cfg *cfg,
 			snprintf(reason, rlen, "no hardware PMU (%s)", h.hw_detail);
 		return -ENODEV;
 	}
-	r = events_mem_encode(&h, period, ev, &nev, err, sizeof(err));
+	if (req->pmu_sample) {
+		r = req->pmu_sample(&h, period, ev, &nev, names, sizeof(names), err, sizeof(err));
+	} else {
+		r = events_mem_encode(&h, period, ev, &nev, err, sizeof(err));
+		/* SPE records arrive in the AUX area, which the agent does not read. */
+		if (!r && h.row->route == EV_ROUTE_SPE) {
+			snprintf(reason, rlen, "Arm SPE is present but cdt cannot read SPE records yet");
+			return -EOPNOTSUPP;
+		}
+		if (!r)
+			events_mem_name(h.row, names, sizeof(names));
+	}
 	if (r < 0) {
 		snprintf(reason, rlen, "%s", err);
 		return r;
 	}
-	if (h.row->route == EV_ROUTE_SPE) {
-		/* SPE records arrive in the AUX area, which the agent does not read. */
-		snprintf(reason, rlen, "Arm SPE is present but cdt cannot read SPE records yet");
-		return -EOPNOTSUPP;
-	}
-	events_mem_name(h.row, names, sizeof(names));
 	r = events_try_open(&ev[0]);
 	if (r < 0) {
 		snprintf(reason, rlen, "%s does not open (%s)", names, strerror(-r));
@@ -145,7 +151,7 @@ static int try_pmu(const struct source_req *req, struct agent_cfg *cfg,
 	memset(cfg->ev, 0, sizeof(cfg->ev));
 	memcpy(cfg->ev, ev, nev * sizeof(ev[0]));
 	snprintf(reason, rlen, "pmu: %s on %s, period %llu", names,
-		 h.pmu[0] ? h.pmu : h.row->sysfs, (unsigned long long)period);
+		 h.pmu[0] ? h.pmu : h.row ? h.row->sysfs : "?", (unsigned long long)period);
 	return 0;
 }
 

@@ -11,6 +11,8 @@
 
 #include "lib/wire/agentcfg.h"
 
+struct events_host;
+
 /*
  * Soft default rate.  In a KVM guest one timer sample costs about 20 us of
  * CPU all told (the in-handler part is 2-5 us; the rest is the hrtimer
@@ -26,6 +28,12 @@ struct source_req {
 	uint64_t period;  /* pmu: events between samples; soft: ns. 0 = default */
 	uint64_t freq;    /* samples/s per thread; 0 = default (soft only) */
 	uint64_t default_hz; /* the tool's soft default; 0 = SOFT_DEFAULT_HZ */
+	/* The tool's own pmu sampling events, instead of memory sampling
+	 * (NULL): into ev[] (*nev of them) with their names for the banner;
+	 * 0, or a negative errno with the reason in err. */
+	int (*pmu_sample)(const struct events_host *h, uint64_t period, struct agent_event *ev,
+			  uint32_t *nev, char *names, size_t nlen, char *err, size_t errlen);
+	uint64_t pmu_period; /* its default period; 0 = PMU_DEFAULT_PERIOD */
 };
 
 /*

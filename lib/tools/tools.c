@@ -9,6 +9,7 @@
 #define TOOL_LIST(T) \
 	T(record)    \
 	T(comm)      \
+	T(fvar)      \
 	/* end of the list */
 
 #define TOOL_DECLARE(n) extern const struct tool tool_##n;

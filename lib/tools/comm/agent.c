@@ -118,8 +118,9 @@ static void comm_sample(struct agent_thread *t, struct rec_sample *s)
 		comm_disarm(t);
 }
 
-static void comm_trap(struct agent_thread *t, struct rec_trap *tr)
+static void comm_trap(struct agent_thread *t, struct rec_trap *tr, ucontext_t *uc)
 {
+	(void)uc;
 	struct comm_tstate *ts = t->state;
 	struct comm_access a = { .time = tr->time, .ip = tr->insn_ip ? tr->insn_ip : tr->ip,
 				 .tid = tr->tid, .cpu = tr->cpu, .kind = tr->kind };

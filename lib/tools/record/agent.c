@@ -48,8 +48,9 @@ static void record_sample(struct agent_thread *t, struct rec_sample *s)
 		t->st.dropped++;
 }
 
-static void record_trap(struct agent_thread *t, struct rec_trap *tr)
+static void record_trap(struct agent_thread *t, struct rec_trap *tr, ucontext_t *uc)
 {
+	(void)uc;
 	if (arena_write(&agent_g.arena, tr, sizeof(*tr), REC_TRAP))
 		t->st.dropped++;
 }

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `cdt fvar` in the target: whole function instances, from call to
+ * return (FVSampler, SC'19), chosen by samples.
+ *
+ * A sample in function F arms an execute breakpoint (debug register 1)
+ * on F's entry, or, with probability caller_p16 per level, on the entry
+ * of a caller found on the stack.  The next call traps there with [rsp]
+ * holding the return address; that instance is the one measured, not
+ * the sampled one, so long instances are not favoured.  The entry trap
+ * reads the metrics (V_call) and watches the return slot with debug
+ * register 0 (read/write); the `ret` that reads it traps with rip = the
+ * return address and rsp = slot + 8, where the metrics are read again.
+ *
+ * One register watches any number of nested instances (the paper's
+ * Figure 4): the open ones form a stack, the innermost is watched, a
+ * return pops and the register moves to the next.  A trap that is not
+ * that return is another reader of the slot (an unwinder, backtrace()),
+ * counted and ignored, or a write: the frame is gone (longjmp, a throw)
+ * and a new one uses the slot.  After a longjmp or throw (agent_tool.jump)
+ * the next event also drops the instances whose slots are below the
+ * stack pointer.
+ *
+ * The agent's own time is taken out of time metrics: each handler adds
+ * its duration to own_ns, and an instance's time loses what own_ns grew
+ * by between its V_call (read last in the entry trap) and V_ret (read
+ * first in the return trap).  The kernel's part of delivering the two
+ * traps stays in; cdt-fvar(1) gives the measured remainder.
+ *
+ * Stack and watched memory are read with process_vm_readv: a read by the
+ * kernel does not fire a user watchpoint, one by the handler would trap
+ * with SIGTRAP blocked, which kills.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "lib/agent/agent.h"
+#include "lib/tools/fvar/fvar.h"
+
+#define WP_RET 0   /* the innermost open instance's return slot */
+#define WP_ENTRY 1 /* the entry of the function to measure next */
+
+struct fv_open {
+	uint64_t slot, ret, entry, time;
+	uint64_t own0; /* own_ns when V_call was read */
+	uint64_t v0[FV_MAX_METRICS];
+};
+
+#define FV_CALIB_RUNS 63
+
+struct fv_thread {
+	struct fv_open open[FV_MAX_DEPTH];
+	uint64_t (*calib)[FV_CALIB_RUNS]; /* calibrating: deltas go here */
+	uint32_t ncalib;
+	uint32_t nopen;
+	int jumped;       /* AGENT_JUMP_* seen since the last event, or 0 */
+	uint64_t jump_sp; /* the stack pointer when it was seen */
+	uint64_t want;    /* the entry breakpoint's address, 0 if none */
+	uint64_t own_ns;  /* handler time so far */
+	uint64_t rng;
+};
+
+static struct fvar_params fv_p;
+/* What measuring an instance adds to each metric (fv_calibrate). */
+static uint64_t fv_bias[FV_MAX_METRICS];
+static int fv_calibrated;
+
+static int fv_init(const void *params)
+{
+	fv_p = *(const struct fvar_params *)params;
+	if (fv_p.nmetrics > FV_MAX_METRICS)
+		fv_p.nmetrics = FV_MAX_METRICS;
+	if (fv_p.depth < 1 || fv_p.depth > FV_MAX_DEPTH)
+		fv_p.depth = FV_DEFAULT_DEPTH;
+	return 0;
+}
+
+static uint64_t fv_sp(const ucontext_t *uc)
+{
+	return (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+}
+
+static uint64_t fv_ip(const ucontext_t *uc)
+{
+	return (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+}
+
+/* Memory of this process read by the kernel (never traps, never faults). */
+static size_t fv_read(uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* The metrics now; 0, or -1 if the counters could not be read. */
+static int fv_metrics(struct agent_thread *t, uint64_t wall, uint64_t *v)
+{
+	struct agent_counts c = { 0 };
+	int have = 0;
+
+	for (uint32_t i = 0; i < fv_p.nmetrics; i++) {
+		const struct fvar_metric *m = &fv_p.metric[i];
+
+		if (m->src == FV_SRC_WALL) {
+			v[i] = wall;
+			continue;
+		}
+		if (!have) {
+			if (agent_counters_read(t, &c) || !c.n)
+				return -1;
+			have = 1;
+		}
+		v[i] = m->counter < c.n ? c.v[m->counter] : 0;
+	}
+	return 0;
+}
+
+static void fv_drop(struct agent_thread *t, const struct fv_open *o, uint64_t time, int cause)
+{
+	struct rec_fvar_drop d = { 0 };
+
+	d.pid = (uint32_t)agent_g.pid;
+	d.tid = (uint32_t)t->tid;
+	d.time = time;
+	d.entry = o ? o->entry : 0;
+	d.ret = o ? o->ret : 0;
+	d.cause = (uint32_t)cause;
+	if (arena_write(&agent_g.arena, &d, sizeof(d), REC_FVAR_DROP))
+		t->st.dropped++;
+}
+
+/* Watch the innermost open instance's slot, or nothing. */
+static void fv_watch_top(struct agent_thread *t, struct fv_thread *s, uint64_t time)
+{
+	while (s->nopen) {
+		struct fv_open *o = &s->open[s->nopen - 1];
+
+		if (!wpt_arm(&t->wp, WP_RET, o->slot, 8, WPT_RW, o->slot))
+			return;
+		fv_drop(t, o, time, FV_DROP_ARM);
+		s->nopen--;
+	}
+	wpt_disarm(&t->wp, WP_RET);
+}
+
+/* After a longjmp or throw: the instances whose slots the stack pointer
+ * has passed are gone.  Only when sp is on the stack the jump left (a
+ * signal stack tells nothing); a slot reused later is caught at its trap. */
+static int fv_unwound(struct agent_thread *t, struct fv_thread *s, uint64_t sp, uint64_t time)
+{
+	int n = 0;
+
+	if (!s->jumped)
+		return 0;
+	if (sp + 4096 >= s->jump_sp) {
+		while (s->nopen && s->open[s->nopen - 1].slot < sp) {
+			s->nopen--;
+			fv_drop(t, &s->open[s->nopen], time,
+				s->jumped == AGENT_JUMP_THROW ? FV_DROP_THROW : FV_DROP_LONGJMP);
+			n++;
+		}
+	}
+	s->jumped = 0;
+	return n;
+}
+
+static uint64_t fv_rand(struct fv_thread *s)
+{
+	/* xorshift64*: a thread's own sequence, no state shared. */
+	uint64_t x = s->rng ? s->rng : 0x9e3779b97f4a7c15ull ^ (uint64_t)gettid();
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	s->rng = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+/*
+ * The return addresses above sp, innermost first, each checked: inside a
+ * known function, right after a call.  A direct call must call the
+ * function found below it, or one with no symbol (a PLT stub): anything
+ * else is a stale word in a frame, or a tail call's hidden caller.
+ */
+static uint32_t fv_callers(uint64_t sp, uint64_t callee, uint64_t *out)
+{
+	uint64_t words[FV_SCAN_WORDS];
+	size_t n = fv_read(sp, words, sizeof(words)) / sizeof(words[0]);
+	uint32_t found = 0, reads = 0;
+
+	for (size_t i = 0; i < n && found < FV_MAX_CALLERS && reads < 2 * FV_MAX_CALLERS; i++) {
+		uint64_t w = words[i], start, end, tstart, tend, target = 0;
+		unsigned char code[7];
+		int r;
+
+		if (w < 4096 || !functab_find(w, &start, &end) || w == start)
+			continue;
+		reads++;
+		if (fv_read(w - sizeof(code), code, sizeof(code)) != sizeof(code))
+			continue;
+		r = decode_call_before(code, sizeof(code), w, &target);
+		if (r <= 0)
+			continue;
+		if (r == 1 && target != callee && functab_find(target, &tstart, &tend))
+			continue;
+		out[found++] = w;
+		callee = start;
+	}
+	return found;
+}
+
+/*
+ * At a function's entry (rip its first instruction, [rsp] the return
+ * address): open an instance, watch its slot, and read V_call last, so
+ * the handler's own time is not in it.
+ */
+static void fv_begin(struct agent_thread *t, struct fv_thread *s, ucontext_t *uc, uint64_t time)
+{
+	uint64_t sp = fv_sp(uc), ret = 0, target = 0, now;
+	struct fv_open *o, tmp = { .entry = fv_ip(uc) };
+	unsigned char code[7];
+
+	if (fv_read(sp, &ret, sizeof(ret)) != sizeof(ret) ||
+	    fv_read(ret - sizeof(code), code, sizeof(code)) != sizeof(code) ||
+	    decode_call_before(code, sizeof(code), ret, &target) <= 0) {
+		tmp.ret = ret;
+		fv_drop(t, &tmp, time, FV_DROP_NOT_CALLED);
+		goto out;
+	}
+	if (s->nopen >= fv_p.depth) {
+		tmp.ret = ret;
+		fv_drop(t, &tmp, time, FV_DROP_DEPTH);
+		goto out;
+	}
+	o = &s->open[s->nopen++];
+	o->slot = sp;
+	o->ret = ret;
+	o->entry = fv_ip(uc);
+	o->time = time;
+	fv_watch_top(t, s, time);
+	if (!s->nopen || s->open[s->nopen - 1].slot != sp)
+		goto out; /* it could not be watched */
+	if (fv_metrics(t, 0, o->v0)) {
+		s->nopen--;
+		fv_drop(t, o, time, FV_DROP_ARM);
+		fv_watch_top(t, s, time);
+		goto out;
+	}
+	now = agent_now();
+	s->own_ns += now - time;
+	o->own0 = s->own_ns;
+	for (uint32_t i = 0; i < fv_p.nmetrics; i++)
+		if (fv_p.metric[i].src == FV_SRC_WALL)
+			o->v0[i] = now;
+	return;
+out:
+	s->own_ns += agent_now() - time;
+}
+
+static void fv_tick(struct agent_thread *t, ucontext_t *uc, uint64_t time)
+{
+	struct fv_thread *s = t->state;
+	struct rec_fvar_sample r = { 0 };
+	uint64_t ip = fv_ip(uc), start, end, entry;
+	uint32_t level = 0;
+
+	if (fv_unwound(t, s, fv_sp(uc), time))
+		fv_watch_top(t, s, time);
+	if (fv_p.flags & FV_F_CALLS) {
+		/* A call event: the thread stands at the callee's entry, unless
+		 * the sample skidded past it. */
+		if (functab_find(ip, &start, &end) && ip == start)
+			fv_begin(t, s, uc, time);
+		else
+			s->own_ns += agent_now() - time;
+		return;
+	}
+	if (!functab_find(ip, &start, &end))
+		goto out; /* no symbol: nothing to measure; the sample still counts */
+	r.ncallers = fv_callers(fv_sp(uc), start, r.caller);
+	entry = start;
+	while (level < r.ncallers && (fv_rand(s) & 0xffff) < fv_p.caller_p16)
+		level++;
+	if (level && functab_find(r.caller[level - 1], &start, &end))
+		entry = start;
+	if (entry != s->want) {
+		if (wpt_arm(&t->wp, WP_ENTRY, entry, sizeof(long), WPT_X, entry))
+			s->want = 0;
+		else
+			s->want = entry;
+	}
+out:
+	r.pid = (uint32_t)agent_g.pid;
+	r.tid = (uint32_t)t->tid;
+	r.time = time;
+	r.ip = ip;
+	if (arena_write(&agent_g.arena, &r, sizeof(r), REC_FVAR_SAMPLE))
+		t->st.dropped++;
+	s->own_ns += agent_now() - time;
+}
+
+static void fv_emit(struct agent_thread *t, struct fv_thread *s, const struct fv_open *o,
+		    const uint64_t *v, uint64_t own)
+{
+	struct rec_fvar_inst r = { 0 };
+
+	r.pid = (uint32_t)agent_g.pid;
+	r.tid = (uint32_t)t->tid;
+	r.time = o->time;
+	r.entry = o->entry;
+	r.ret = o->ret;
+	r.slot = o->slot;
+	r.depth = s->nopen;
+	r.nmetrics = fv_p.nmetrics;
+	for (uint32_t i = 0; i < fv_p.nmetrics; i++) {
+		uint64_t d = v[i] - o->v0[i];
+
+		if (fv_p.metric[i].flags & FV_M_TIME)
+			d = d > own ? d - own : 0;
+		if (s->calib) {
+			if (s->ncalib < FV_CALIB_RUNS)
+				s->calib[i][s->ncalib] = d;
+			continue;
+		}
+		r.v[i] = d > fv_bias[i] ? d - fv_bias[i] : 0;
+	}
+	if (s->calib) {
+		s->ncalib++;
+		return;
+	}
+	if (arena_write(&agent_g.arena, &r, sizeof(r), REC_FVAR_INST))
+		t->st.dropped++;
+}
+
+/* The watched slot was accessed: the return, another reader, or a new frame. */
+static void fv_slot(struct agent_thread *t, struct fv_thread *s, ucontext_t *uc, uint64_t time)
+{
+	uint64_t v[FV_MAX_METRICS] = { 0 }, own = s->own_ns, now_val = 0;
+	int have = fv_metrics(t, time, v) == 0;
+	struct fv_open *o;
+
+	if (!s->nopen) {
+		wpt_disarm(&t->wp, WP_RET);
+		return;
+	}
+	o = &s->open[s->nopen - 1];
+	if (fv_ip(uc) == o->ret && fv_sp(uc) == o->slot + 8) {
+		s->nopen--;
+		if (have)
+			fv_emit(t, s, o, v, own - o->own0);
+		else
+			fv_drop(t, o, time, FV_DROP_ARM);
+	} else if (fv_read(o->slot, &now_val, sizeof(now_val)) == sizeof(now_val) &&
+		   now_val == o->ret) {
+		fv_drop(t, o, time, FV_NOTE_FOREIGN);
+		return;
+	} else {
+		/* Its frame is gone and the slot serves another. */
+		s->nopen--;
+		fv_drop(t, o, time, s->jumped == AGENT_JUMP_THROW ? FV_DROP_THROW :
+				    s->jumped == AGENT_JUMP_LONGJMP ? FV_DROP_LONGJMP :
+				    FV_DROP_UNWOUND);
+	}
+	fv_unwound(t, s, fv_sp(uc), time);
+	fv_watch_top(t, s, time);
+}
+
+static void fv_trap(struct agent_thread *t, struct rec_trap *tr, ucontext_t *uc)
+{
+	struct fv_thread *s = t->state;
+
+	if (tr->slot == WP_ENTRY) {
+		/* One instance per sample: the breakpoint is done. */
+		wpt_disarm(&t->wp, WP_ENTRY);
+		s->want = 0;
+		if (fv_unwound(t, s, fv_sp(uc), tr->time))
+			fv_watch_top(t, s, tr->time);
+		fv_begin(t, s, uc, tr->time);
+		return; /* it counted its own time */
+	}
+	if (tr->slot == WP_RET)
+		fv_slot(t, s, uc, tr->time);
+	s->own_ns += agent_now() - tr->time;
+}
+
+static void fv_jump(struct agent_thread *t, int how)
+{
+	struct fv_thread *s = t->state;
+
+	if (how == AGENT_JUMP_EXEC) {
+		while (s->nopen)
+			fv_drop(t, &s->open[--s->nopen], agent_now(), FV_DROP_EXEC);
+		return;
+	}
+	s->jumped = how;
+	s->jump_sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+}
+
+/* An empty function, called through a pointer so it stays a call. */
+static __attribute__((noinline)) void fv_empty(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static int fv_u64cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Once per process, in its first thread before the program runs: measure
+ * FV_CALIB_RUNS instances of an empty function the way the program's are
+ * measured.  What they show is measuring itself (the kernel's delivery of
+ * the entry and return traps, the handlers' instructions for pmu
+ * counters); its median is subtracted from every instance.
+ */
+static void fv_calibrate(struct agent_thread *t)
+{
+	struct fv_thread *s = t->state;
+	uint64_t d[FV_MAX_METRICS][FV_CALIB_RUNS];
+	void (*volatile fn)(void) = fv_empty;
+	struct rec_fvar_calib r = { 0 };
+
+	fv_calibrated = 1;
+	s->calib = d;
+	s->ncalib = 0;
+	for (int i = 0; i < FV_CALIB_RUNS; i++) {
+		uint64_t entry = (uint64_t)(uintptr_t)fv_empty;
+
+		if (wpt_arm(&t->wp, WP_ENTRY, entry, sizeof(long), WPT_X, entry))
+			break;
+		s->want = entry;
+		fn();
+	}
+	wpt_disarm(&t->wp, WP_ENTRY);
+	s->want = 0;
+	s->calib = NULL;
+	if (s->ncalib < FV_CALIB_RUNS / 2)
+		return; /* traps did not come: no correction rather than a wrong one */
+	r.pid = (uint32_t)agent_g.pid;
+	r.runs = s->ncalib;
+	r.time = agent_now();
+	for (uint32_t k = 0; k < fv_p.nmetrics; k++) {
+		qsort(d[k], s->ncalib, sizeof(d[k][0]), fv_u64cmp);
+		fv_bias[k] = r.bias[k] = d[k][s->ncalib / 2];
+	}
+	if (arena_write(&agent_g.arena, &r, sizeof(r), REC_FVAR_CALIB))
+		t->st.dropped++;
+}
+
+static void fv_thread_start(struct agent_thread *t)
+{
+	if (!fv_calibrated)
+		fv_calibrate(t);
+}
+
+static void fv_thread_stop(struct agent_thread *t)
+{
+	struct fv_thread *s = t->state;
+
+	while (s->nopen)
+		fv_drop(t, &s->open[--s->nopen], agent_now(), FV_DROP_THREAD_END);
+	wpt_disarm(&t->wp, WP_RET);
+	wpt_disarm(&t->wp, WP_ENTRY);
+}
+
+const struct agent_tool fvar_agent = {
+	.state_size = sizeof(struct fv_thread),
+	.init = fv_init,
+	.thread_start = fv_thread_start,
+	.thread_stop = fv_thread_stop,
+	.trap = fv_trap,
+	.tick = fv_tick,
+	.jump = fv_jump,
+	.flags = AGENT_TOOL_FUNCS | AGENT_TOOL_RAW_TRAPS,
+};

@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Aggregating an fvar profile (see fvar.h and model.h).
+ *
+ * Instances: each REC_FVAR_INST goes into the Welford state of its
+ * function in its context (the function's entry and the return address of
+ * the call), and of its thread's part of the function.  A function's state
+ * is the merge of its contexts' (welford_merge), so it equals one pass
+ * over all its instances.
+ *
+ * Time: a sample counts for every distinct function on its stack (the
+ * sampled one and the callers the agent found), in the context of the
+ * return address above it; the share of a function is its samples over
+ * the run's.  With the soft source a sample stands for period_ns of CPU
+ * time, so a function's calls are estimated as its samples times
+ * period_ns over its mean CPU (else wall) time per instance.
+ *
+ * Variance: cv_intra is metric 0's standard deviation within threads,
+ * pooled (sum of the threads' M2 over n - threads), over its mean: what
+ * differs from call to call, not from thread to thread.  cv_threads is
+ * the CV of the per-thread sample totals over the threads that ran the
+ * function at all.
+ */
+#include "lib/tools/fvar/model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/core/array.h"
+
+#define FV_NONE UINT32_MAX
+
+struct fv_acc {
+	struct fv_model m;
+	size_t fn_cap, ctx_cap, thr_cap;
+	struct hash fn_ix, ctx_ix, thr_ix;
+	uint64_t rng;
+};
+
+static uint32_t fv_find_fn(struct fv_acc *a, const struct profile *p, uint32_t pid,
+			   uint64_t time, uint64_t entry, uint64_t name_addr)
+{
+	uint32_t image = profile_image(p, pid, time);
+	uint64_t hv = hash_mix(hash_u64(image), entry);
+	struct fv_func *f;
+
+	for (size_t c = 0, i; (i = hash_walk(&a->fn_ix, hv, &c)) != HASH_NONE;)
+		if (a->m.fn[i].image == image && a->m.fn[i].entry == entry)
+			return (uint32_t)i;
+	if (array_grow(&a->m.fn, &a->fn_cap, a->m.nfn, sizeof(*a->m.fn)) ||
+	    hash_add(&a->fn_ix, hv, a->m.nfn))
+		return FV_NONE;
+	f = &a->m.fn[a->m.nfn];
+	f->pid = pid;
+	f->image = image;
+	f->time = time;
+	f->entry = entry;
+	f->name_addr = name_addr;
+	return (uint32_t)a->m.nfn++;
+}
+
+static uint32_t fv_find_ctx(struct fv_acc *a, const struct profile *p, uint32_t pid,
+			    uint64_t time, uint64_t entry, uint64_t ret, uint64_t name_addr)
+{
+	uint32_t image = profile_image(p, pid, time), fn;
+	uint64_t hv = hash_mix(hash_mix(hash_u64(image), entry), ret);
+	struct fv_ctx *x;
+
+	for (size_t c = 0, i; (i = hash_walk(&a->ctx_ix, hv, &c)) != HASH_NONE;)
+		if (a->m.ctx[i].image == image && a->m.ctx[i].entry == entry &&
+		    a->m.ctx[i].ret == ret)
+			return (uint32_t)i;
+	fn = fv_find_fn(a, p, pid, time, entry, name_addr);
+	if (fn == FV_NONE || array_grow(&a->m.ctx, &a->ctx_cap, a->m.nctx, sizeof(*a->m.ctx)) ||
+	    hash_add(&a->ctx_ix, hv, a->m.nctx))
+		return FV_NONE;
+	x = &a->m.ctx[a->m.nctx];
+	x->pid = pid;
+	x->image = image;
+	x->func = fn;
+	x->time = time;
+	x->entry = entry;
+	x->ret = ret;
+	return (uint32_t)a->m.nctx++;
+}
+
+static struct fv_thr *fv_find_thr(struct fv_acc *a, uint32_t func, uint32_t thread)
+{
+	uint64_t hv = hash_mix(hash_u64(func), thread);
+	struct fv_thr *t;
+
+	for (size_t c = 0, i; (i = hash_walk(&a->thr_ix, hv, &c)) != HASH_NONE;)
+		if (a->m.thr[i].func == func && a->m.thr[i].thread == thread)
+			return &a->m.thr[i];
+	if (array_grow(&a->m.thr, &a->thr_cap, a->m.nthr, sizeof(*a->m.thr)) ||
+	    hash_add(&a->thr_ix, hv, a->m.nthr))
+		return NULL;
+	t = &a->m.thr[a->m.nthr++];
+	t->func = func;
+	t->thread = thread;
+	return t;
+}
+
+static uint32_t fv_thread(const struct profile *p, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	const struct rec_task *t = profile_task_by_tid(p, pid, tid, time);
+
+	return t ? t->index : FV_NONE;
+}
+
+static void fv_first(struct fv_acc *a, uint64_t time)
+{
+	if (time && (!a->m.start || time < a->m.start))
+		a->m.start = time;
+}
+
+/* Algorithm R: every instance offered has the same chance to be kept. */
+static int fv_keep(struct fv_acc *a, struct fv_ctx *x, const struct rec_fvar_inst *r,
+		   uint32_t thread, uint32_t nm)
+{
+	struct fv_inst *in;
+	uint64_t k;
+
+	x->offered++;
+	if (!x->res) {
+		x->res = calloc(FV_RESERVOIR, sizeof(*x->res));
+		if (!x->res)
+			return -ENOMEM;
+	}
+	if (x->nres < FV_RESERVOIR) {
+		in = &x->res[x->nres++];
+	} else {
+		a->rng = a->rng * 6364136223846793005ull + 1442695040888963407ull;
+		k = (a->rng >> 11) % x->offered;
+		if (k >= FV_RESERVOIR)
+			return 0;
+		in = &x->res[k];
+	}
+	in->time = r->time;
+	in->thread = thread;
+	for (uint32_t i = 0; i < nm; i++)
+		in->v[i] = (double)r->v[i];
+	return 0;
+}
+
+static int fv_add_inst(struct fv_acc *a, const struct profile *p, const struct rec_fvar_inst *r)
+{
+	uint32_t thread = fv_thread(p, r->pid, r->tid, r->time);
+	uint32_t xi = fv_find_ctx(a, p, r->pid, r->time, r->entry, r->ret, r->entry);
+	uint32_t nm = r->nmetrics < a->m.nmetrics ? r->nmetrics : a->m.nmetrics;
+	struct fv_ctx *x;
+	struct fv_thr *t;
+
+	if (xi == FV_NONE)
+		return -ENOMEM;
+	x = &a->m.ctx[xi];
+	for (uint32_t i = 0; i < nm; i++)
+		welford_add(&x->st.m[i], (double)r->v[i]);
+	if (thread != FV_NONE) {
+		t = fv_find_thr(a, x->func, thread);
+		if (!t)
+			return -ENOMEM;
+		if (nm)
+			welford_add(&t->m0, (double)r->v[0]);
+	}
+	a->m.instances++;
+	fv_first(a, r->time);
+	return fv_keep(a, x, r, thread, nm);
+}
+
+static int fv_add_drop(struct fv_acc *a, const struct profile *p, const struct rec_fvar_drop *r)
+{
+	uint32_t xi;
+
+	a->m.drops[r->cause]++;
+	if (!r->entry)
+		return 0;
+	xi = fv_find_ctx(a, p, r->pid, r->time, r->entry, r->ret, r->entry);
+	if (xi == FV_NONE)
+		return -ENOMEM;
+	a->m.ctx[xi].st.drops[r->cause]++;
+	return 0;
+}
+
+/* The function each level of a sample is in: the sampled IP, then each
+ * caller's return address; its context is the return address above it. */
+static int fv_add_sample(struct fv_acc *a, const struct profile *p,
+			 const struct rec_fvar_sample *r)
+{
+	uint32_t thread = fv_thread(p, r->pid, r->tid, r->time);
+	uint32_t n = r->ncallers < FV_MAX_CALLERS ? r->ncallers : FV_MAX_CALLERS;
+	uint32_t seen[FV_MAX_CALLERS + 1], nseen = 0;
+
+	a->m.samples++;
+	fv_first(a, r->time);
+	for (uint32_t k = 0; k <= n; k++) {
+		uint64_t addr = k ? r->caller[k - 1] : r->ip, ret = k < n ? r->caller[k] : 0;
+		const struct prof_sym *s = profile_sym(p, r->pid, r->time, SYM_CODE, addr);
+		uint32_t xi, j;
+		struct fv_thr *t;
+
+		if (!s || !s->start)
+			continue;
+		xi = fv_find_ctx(a, p, r->pid, r->time, s->start, ret, addr);
+		if (xi == FV_NONE)
+			return -ENOMEM;
+		a->m.ctx[xi].st.samples++;
+		/* A recursive function counts once per sample. */
+		for (j = 0; j < nseen && seen[j] != a->m.ctx[xi].func; j++)
+			;
+		if (j < nseen)
+			continue;
+		seen[nseen++] = a->m.ctx[xi].func;
+		a->m.fn[a->m.ctx[xi].func].st.samples++;
+		if (thread == FV_NONE)
+			continue;
+		t = fv_find_thr(a, a->m.ctx[xi].func, thread);
+		if (!t)
+			return -ENOMEM;
+		t->samples++;
+	}
+	return 0;
+}
+
+static int fv_add_calib(struct fv_acc *a, const struct rec_fvar_calib *r)
+{
+	if (a->m.calib_runs)
+		return 0;
+	a->m.calib_runs = r->runs;
+	for (int k = 0; k < FV_MAX_METRICS; k++)
+		a->m.bias[k] = (double)r->bias[k];
+	return 0;
+}
+
+static int fv_acc_add(struct fv_acc *a, const struct profile *p, const struct rec_hdr *h)
+{
+	switch (h->type) {
+	case REC_FVAR_CALIB:
+		return fv_add_calib(a, (const struct rec_fvar_calib *)h);
+	case REC_FVAR_INST:
+		return fv_add_inst(a, p, (const struct rec_fvar_inst *)h);
+	case REC_FVAR_DROP:
+		return fv_add_drop(a, p, (const struct rec_fvar_drop *)h);
+	case REC_FVAR_SAMPLE:
+		return fv_add_sample(a, p, (const struct rec_fvar_sample *)h);
+	}
+	return 0;
+}
+
+/* The metrics the run measured, from the profile's meta "metrics". */
+static void fv_metrics(struct fv_model *m, const struct profile *p)
+{
+	const char *v = profile_meta(p, "metrics");
+	const char *period = profile_meta(p, "period");
+	const char *unit = profile_meta(p, "period_unit");
+
+	m->nmetrics = 0;
+	while (v && *v && m->nmetrics < FV_MAX_METRICS) {
+		size_t len = strcspn(v, ",");
+		char *name = m->metric[m->nmetrics];
+
+		snprintf(name, sizeof(m->metric[0]), "%.*s", (int)len, v);
+		m->metric_ns[m->nmetrics] = !strcmp(name, "wall") || !strcmp(name, "cpu");
+		m->nmetrics++;
+		v += len + (v[len] == ',');
+	}
+	m->period_ns = period && unit && !strcmp(unit, "ns") ? strtod(period, NULL) : 0;
+	m->flag_share = FV_FLAG_SHARE;
+	m->flag_cv = FV_FLAG_CV;
+	m->flag_cv_threads = FV_FLAG_CV_THREADS;
+	if ((v = profile_meta(p, "flag_share")))
+		m->flag_share = strtod(v, NULL);
+	if ((v = profile_meta(p, "flag_cv")))
+		m->flag_cv = strtod(v, NULL);
+	if ((v = profile_meta(p, "flag_cv_threads")))
+		m->flag_cv_threads = strtod(v, NULL);
+}
+
+double fv_share(const struct fv_model *m, const struct fv_stats *st)
+{
+	return m->samples ? (double)st->samples / (double)m->samples : 0;
+}
+
+double fv_calls(const struct fv_model *m, const struct fv_stats *st)
+{
+	int k = -1;
+
+	for (uint32_t i = 0; i < m->nmetrics; i++)
+		if (!strcmp(m->metric[i], "cpu") || (k < 0 && !strcmp(m->metric[i], "wall")))
+			k = (int)i;
+	if (k < 0 || !m->period_ns || !st->m[k].n || st->m[k].mean <= 0)
+		return 0;
+	return (double)st->samples * m->period_ns / st->m[k].mean;
+}
+
+/* cv_intra and cv_threads of function f from its threads' parts. */
+static void fv_spread(struct fv_model *m, uint32_t f)
+{
+	struct fv_stats *st = &m->fn[f].st;
+	struct welford tot = { 0 };
+	double within = 0;
+	uint64_t n = 0, groups = 0;
+
+	for (size_t i = 0; i < m->nthr; i++) {
+		const struct fv_thr *t = &m->thr[i];
+
+		if (t->func != f)
+			continue;
+		within += t->m0.m2;
+		n += t->m0.n;
+		groups += t->m0.n > 0;
+		if (t->samples) {
+			welford_add(&tot, (double)t->samples);
+			st->nthreads++;
+		}
+	}
+	if (n > groups && st->m[0].mean > 0)
+		st->cv_intra = sqrt(within / (double)(n - groups)) / st->m[0].mean;
+	/* Population CV: the threads are all there are, not a sample of them. */
+	if (tot.n > 1 && tot.mean > 0)
+		st->cv_threads = sqrt(tot.m2 / (double)tot.n) / tot.mean;
+}
+
+static int fv_rank_cmp(const void *x, const void *y, void *arg)
+{
+	const struct fv_model *m = arg;
+	const struct fv_func *a = &m->fn[*(const size_t *)x], *b = &m->fn[*(const size_t *)y];
+
+	if (a->flagged != b->flagged)
+		return b->flagged - a->flagged;
+	if (a->st.samples != b->st.samples)
+		return a->st.samples < b->st.samples ? 1 : -1;
+	if (a->st.m[0].n != b->st.m[0].n)
+		return a->st.m[0].n < b->st.m[0].n ? 1 : -1;
+	return a->entry < b->entry ? -1 : a->entry > b->entry;
+}
+
+static int fv_finish(struct fv_acc *a)
+{
+	struct fv_model *m = &a->m;
+
+	for (size_t i = 0; i < m->nctx; i++) {
+		struct fv_ctx *x = &m->ctx[i];
+		struct fv_stats *f = &m->fn[x->func].st;
+
+		for (uint32_t k = 0; k < m->nmetrics; k++)
+			welford_merge(&f->m[k], &x->st.m[k]);
+		for (int c = 0; c < FV_NCAUSE; c++)
+			f->drops[c] += x->st.drops[c];
+		if (x->st.m[0].n > 1)
+			x->st.cv_intra = welford_cv(&x->st.m[0]);
+	}
+	m->order = calloc(m->nfn ? m->nfn : 1, sizeof(*m->order));
+	if (!m->order)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nfn; i++) {
+		struct fv_func *f = &m->fn[i];
+
+		fv_spread(m, (uint32_t)i);
+		f->flagged = fv_share(m, &f->st) > m->flag_share && f->st.m[0].n > 1 &&
+			     (f->st.cv_intra > m->flag_cv || f->st.cv_threads > m->flag_cv_threads);
+		m->order[i] = i;
+	}
+	qsort_r(m->order, m->nfn, sizeof(*m->order), fv_rank_cmp, m);
+	hash_free(&a->fn_ix);
+	hash_free(&a->ctx_ix);
+	hash_free(&a->thr_ix);
+	return 0;
+}
+
+static void fv_model_free(struct fv_model *m)
+{
+	for (size_t i = 0; i < m->nctx; i++)
+		free(m->ctx[i].res);
+	free(m->ctx);
+	free(m->fn);
+	free(m->thr);
+	free(m->order);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The profile's fvar state: the sums while records come, then the model. */
+struct fv_state {
+	struct fv_acc acc;
+	int started, built, failed;
+};
+
+static void fv_state_free(void *data)
+{
+	struct fv_state *s = data;
+
+	hash_free(&s->acc.fn_ix);
+	hash_free(&s->acc.ctx_ix);
+	hash_free(&s->acc.thr_ix);
+	fv_model_free(&s->acc.m);
+	free(s);
+}
+
+static struct fv_state *fv_state(const struct profile *p)
+{
+	struct fv_state *s;
+
+	if (p->cache)
+		return p->cache->data;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	/* Memoized in the profile; no profile object is ever defined const. */
+	((struct profile *)p)->cache = malloc(sizeof(*p->cache));
+	if (!p->cache) {
+		free(s);
+		return NULL;
+	}
+	p->cache->data = s;
+	p->cache->free = fv_state_free;
+	return s;
+}
+
+static int fv_fold(struct profile *p, const struct rec_hdr *r)
+{
+	struct fv_state *s;
+	int err;
+
+	if (r->type != REC_FVAR_INST && r->type != REC_FVAR_DROP && r->type != REC_FVAR_SAMPLE &&
+	    r->type != REC_FVAR_CALIB)
+		return 1;
+	s = fv_state(p);
+	if (!s)
+		return -ENOMEM;
+	if (s->built || s->failed)
+		return 1;
+	if (!s->started) {
+		fv_metrics(&s->acc.m, p);
+		s->started = 1;
+	}
+	err = fv_acc_add(&s->acc, p, r);
+	if (err)
+		s->failed = 1;
+	return err;
+}
+
+const struct fv_model *fvar_of(const struct profile *p)
+{
+	struct fv_state *s = fv_state(p);
+	int err = 0;
+
+	if (!s || s->failed)
+		return NULL;
+	if (s->built)
+		return &s->acc.m;
+	if (!s->started) {
+		fv_metrics(&s->acc.m, p);
+		s->started = 1;
+	}
+	/* Kept records (a live run); folded ones are in the sums already. */
+	for (size_t i = 0; i < p->ntool_recs && !err; i++)
+		err = fv_acc_add(&s->acc, p, p->tool_recs[i]);
+	if (!err)
+		err = fv_finish(&s->acc);
+	if (err) {
+		s->failed = 1;
+		return NULL;
+	}
+	s->built = 1;
+	return &s->acc.m;
+}
+
+const char *fv_cause_name(int cause)
+{
+	static const char *const names[FV_NCAUSE] = {
+		[FV_DROP_LONGJMP] = "longjmp",
+		[FV_DROP_THROW] = "exception",
+		[FV_DROP_EXEC] = "exec",
+		[FV_DROP_THREAD_END] = "thread_end",
+		[FV_DROP_UNWOUND] = "unwound",
+		[FV_DROP_DEPTH] = "depth",
+		[FV_DROP_NOT_CALLED] = "not_called",
+		[FV_DROP_ARM] = "arm_failed",
+		[FV_NOTE_FOREIGN] = "foreign_read",
+	};
+
+	return cause > 0 && cause < FV_NCAUSE && names[cause] ? names[cause] : "?";
+}
+
+static int fv_check_inst(const struct rec_hdr *h, char *why, size_t whylen)
+{
+	const struct rec_fvar_inst *r = (const struct rec_fvar_inst *)h;
+
+	if (r->nmetrics > FV_MAX_METRICS) {
+		snprintf(why, whylen, "fvar instance with %u metrics", r->nmetrics);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int fv_check_drop(const struct rec_hdr *h, char *why, size_t whylen)
+{
+	const struct rec_fvar_drop *r = (const struct rec_fvar_drop *)h;
+
+	if (!r->cause || r->cause >= FV_NCAUSE) {
+		snprintf(why, whylen, "fvar drop cause %u is unknown", r->cause);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int fv_check_sample(const struct rec_hdr *h, char *why, size_t whylen)
+{
+	const struct rec_fvar_sample *r = (const struct rec_fvar_sample *)h;
+
+	if (r->ncallers > FV_MAX_CALLERS) {
+		snprintf(why, whylen, "fvar sample with %u callers", r->ncallers);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static const struct rec_desc fv_types[] = {
+	{ REC_FVAR_INST, REC_T_AGENT, sizeof(struct rec_fvar_inst),
+	  sizeof(struct rec_fvar_inst), "REC_FVAR_INST", fv_check_inst },
+	{ REC_FVAR_DROP, REC_T_AGENT, sizeof(struct rec_fvar_drop),
+	  sizeof(struct rec_fvar_drop), "REC_FVAR_DROP", fv_check_drop },
+	{ REC_FVAR_SAMPLE, REC_T_AGENT, sizeof(struct rec_fvar_sample),
+	  sizeof(struct rec_fvar_sample), "REC_FVAR_SAMPLE", fv_check_sample },
+	{ REC_FVAR_CALIB, REC_T_AGENT, sizeof(struct rec_fvar_calib),
+	  sizeof(struct rec_fvar_calib), "REC_FVAR_CALIB", NULL },
+};
+
+static int fv_sym(const struct rec_hdr *h, prof_need_fn need, void *ctx)
+{
+	int err = 0;
+
+	if (h->type == REC_FVAR_INST) {
+		const struct rec_fvar_inst *r = (const struct rec_fvar_inst *)h;
+
+		err = need(ctx, r->pid, r->time, SYM_CODE, r->entry);
+		if (!err && r->ret)
+			err = need(ctx, r->pid, r->time, SYM_CODE, r->ret - 1);
+	} else if (h->type == REC_FVAR_SAMPLE) {
+		const struct rec_fvar_sample *r = (const struct rec_fvar_sample *)h;
+
+		err = need(ctx, r->pid, r->time, SYM_CODE, r->ip);
+		for (uint32_t k = 0; !err && k < r->ncallers && k < FV_MAX_CALLERS; k++) {
+			err = need(ctx, r->pid, r->time, SYM_CODE, r->caller[k]);
+			if (!err)
+				err = need(ctx, r->pid, r->time, SYM_CODE, r->caller[k] - 1);
+		}
+	} else if (h->type == REC_FVAR_DROP) {
+		const struct rec_fvar_drop *r = (const struct rec_fvar_drop *)h;
+
+		if (r->entry)
+			err = need(ctx, r->pid, r->time, SYM_CODE, r->entry);
+		if (!err && r->ret)
+			err = need(ctx, r->pid, r->time, SYM_CODE, r->ret - 1);
+	}
+	return err;
+}
+
+static int fv_merge(struct rec_hdr *h, prof_pid_fn pid, void *ctx)
+{
+	switch (h->type) {
+	case REC_FVAR_INST:
+		return pid(ctx, &((struct rec_fvar_inst *)h)->pid);
+	case REC_FVAR_DROP:
+		return pid(ctx, &((struct rec_fvar_drop *)h)->pid);
+	case REC_FVAR_SAMPLE:
+		return pid(ctx, &((struct rec_fvar_sample *)h)->pid);
+	case REC_FVAR_CALIB:
+		return pid(ctx, &((struct rec_fvar_calib *)h)->pid);
+	}
+	return 0;
+}
+
+/* Instances of merged files must be of the same metrics. */
+static const char *const fv_agree[] = { "metrics", NULL };
+
+const struct prof_ops fvar_prof = {
+	.types = fv_types,
+	.ntypes = sizeof(fv_types) / sizeof(fv_types[0]),
+	.fold = fv_fold,
+	.sym = fv_sym,
+	.merge = fv_merge,
+	.agree = fv_agree,
+};

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The fvar model: per function and per calling context, the Welford
+ * state of each metric over the measured instances, the share of the
+ * run's samples the function was on the stack for, per-thread totals for
+ * the inter-thread CV, a bounded reservoir of instances, and the drops by
+ * cause.
+ */
+#ifndef CDT_TOOLS_FVAR_MODEL_H
+#define CDT_TOOLS_FVAR_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/core/hash.h"
+#include "lib/core/profile.h"
+#include "lib/tools/fvar/fvar.h"
+#include "lib/tools/fvar/welford.h"
+
+/* Instances kept per calling context for histograms and timelines:
+ * enough for a 20-bin histogram with ~10 per bin, 2 KB-ish each. */
+#define FV_RESERVOIR 256
+/* Table 1 of the paper: share of the run, intra- and inter-thread CV. */
+#define FV_FLAG_SHARE 0.10
+#define FV_FLAG_CV 0.20
+#define FV_FLAG_CV_THREADS 0.10
+
+struct fv_inst {
+	uint64_t time;    /* ns since the run began */
+	uint32_t thread;  /* thread index */
+	uint32_t pad;
+	double v[FV_MAX_METRICS];
+};
+
+/* What a function, or a function in one context, has. */
+struct fv_stats {
+	struct welford m[FV_MAX_METRICS]; /* over its instances */
+	uint64_t samples;                 /* samples it was on the stack for */
+	uint64_t drops[FV_NCAUSE];
+	double cv_intra;    /* of metric 0, within threads (pooled) */
+	double cv_threads;  /* of the per-thread sample totals */
+	uint32_t nthreads;  /* threads it was sampled in */
+};
+
+/* A function in one calling context: its call site (ret). */
+struct fv_ctx {
+	uint32_t pid, image, func;
+	uint64_t time;     /* when first seen, for names */
+	uint64_t entry, ret;
+	struct fv_stats st;
+	uint64_t offered;  /* instances offered to the reservoir */
+	struct fv_inst *res;
+	size_t nres;
+};
+
+struct fv_func {
+	uint32_t pid, image;
+	uint64_t time, entry;
+	uint64_t name_addr; /* an address in it that was symbolized */
+	struct fv_stats st;
+	int flagged;       /* Table 1: high cost and high variance */
+};
+
+/* One thread's part of a function (inter-thread variance). */
+struct fv_thr {
+	uint32_t func, thread;
+	uint64_t samples;
+	struct welford m0; /* metric 0 of its instances */
+};
+
+struct fv_model {
+	uint32_t nmetrics;
+	char metric[FV_MAX_METRICS][32]; /* names, from the profile's meta */
+	int metric_ns[FV_MAX_METRICS];   /* the metric is a time in ns */
+	struct fv_func *fn;
+	size_t nfn;
+	struct fv_ctx *ctx;
+	size_t nctx;
+	struct fv_thr *thr;
+	size_t nthr;
+	size_t *order;      /* functions, flagged first, then by share */
+	uint64_t samples;   /* all samples of the run */
+	uint64_t instances;
+	uint64_t drops[FV_NCAUSE];
+	uint64_t start;     /* the run's first time, ns */
+	uint32_t calib_runs; /* the first process's calibration (rec_fvar_calib) */
+	double bias[FV_MAX_METRICS];
+	double period_ns;   /* soft: CPU ns a sample stands for; 0 if unknown */
+	double flag_share, flag_cv, flag_cv_threads;
+};
+
+/* The model of p, built on first use and kept with p; NULL on failure. */
+const struct fv_model *fvar_of(const struct profile *p);
+/* The share of the run's samples a function or context was on the stack for. */
+double fv_share(const struct fv_model *m, const struct fv_stats *st);
+/* Calls estimated from its time and its mean instance; 0 if unknown. */
+double fv_calls(const struct fv_model *m, const struct fv_stats *st);
+const char *fv_cause_name(int cause);
+
+#endif

@@ -1,0 +1,81 @@
+#!/bin/sh
+# cdt fvar on fvar_shapes -m mix: bimodal() costs 1 or 10 units at random
+# per call, steady() always 5 (the workload's truth file gives each one's
+# calls, mean and CV, timed around every call with the thread CPU clock).
+#   - both are measured; their means and bimodal's CV agree with the truth;
+#   - steady's CV is low (< 0.2, the paper's threshold), bimodal's high;
+#   - bimodal is flagged and ranks first, steady is not flagged;
+#   - bimodal's findings line names two modes;
+#   - the call sites are the lines of fvar_shapes.c that call them;
+#   - calls estimated from the samples agree with the calls made.
+#
+# Margins from the statistics of what was measured (n instances, s samples):
+#   - a mean: 4 standard errors, 4 * cv / sqrt(n), plus 5% for what the
+#     calibration leaves (measured residual: under 2% of a 115 us call);
+#   - bimodal's CV: its value is 9 sqrt(p(1-p)) / (1 + 9p) for the share p
+#     of 10-unit calls among those measured; dCV/dp is -1.35 at p = 1/2 and
+#     sd(p) = 0.5 / sqrt(n), so 4 * 1.35 * 0.5 / sqrt(n), plus 0.05;
+#   - calls: samples * period / mean; 4 * sqrt(1/s + cv^2/n), plus 10%.
+# Each bound holds with probability 1 - 6e-5 under normal errors.
+set -u
+. "$(dirname "$0")/lib/common.sh"
+need_workloads fvar_shapes
+
+"$CDT" fvar -q -o "$tmp/mix.data" "$W/fvar_shapes" -m mix -t 2 -T "$tmp/truth" 2>"$tmp/err" ||
+	fail "cdt fvar: exit $?: $(cat "$tmp/err")"
+"$CDT" report -i "$tmp/mix.data" --csv --view functions >"$tmp/fn" || fail "report functions"
+"$CDT" report -i "$tmp/mix.data" --csv --view summary >"$tmp/summary" || fail "report summary"
+samples=$(kv fvar_samples)
+period=$(kv period)
+
+row() { cols "$tmp/fn" function flagged instances calls_est share cpu_mean cpu_cv | awk -F'\t' -v f="$1" '$1 == f'; }
+truth() { awk -v f="$1" '$1 == f' "$tmp/truth"; }
+for f in bimodal steady; do
+	[ -n "$(row $f)" ] || fail "no row for $f in the functions view: $(cat "$tmp/fn")"
+	[ -n "$(truth $f)" ] || fail "no truth for $f: $(cat "$tmp/truth")"
+done
+
+# check F: the mean, CV and calls of F against the truth.
+check() {
+	row "$1" | awk -F'\t' -v t="$(truth "$1")" -v s="$samples" -v per="$period" -v f="$1" '
+	{
+		split(t, tr, " "); calls = tr[2]; mean = tr[3]; cv = tr[4]
+		n = $3; est = $4; share = $5; m = $6; c = $7
+		if (n < 40) { printf "%s: only %d instances measured\n", f, n; exit 1 }
+		tol = 4 * cv / sqrt(n) + 0.05
+		err = (m - mean) / mean
+		printf "%s: %d instances, mean %.0f ns (truth %.0f, %+.1f%%, margin %.1f%%), cv %.3f (truth %.3f)", f, n, m, mean, 100 * err, 100 * tol, c, cv
+		if (err > tol || err < -tol) { print " -> mean out of margin"; exit 1 }
+		if (f == "bimodal") {
+			ctol = 4 * 1.35 * 0.5 / sqrt(n) + 0.05
+			if (c - cv > ctol || cv - c > ctol) { printf " -> cv out of margin %.3f\n", ctol; exit 1 }
+		} else if (c >= 0.2) { print " -> a constant function with cv >= 0.2"; exit 1 }
+		ktol = 4 * sqrt(1 / (share * s) + c * c / n) + 0.1
+		kerr = (est - calls) / calls
+		printf ", calls %d (truth %d, %+.1f%%, margin %.1f%%)\n", est, calls, 100 * kerr, 100 * ktol
+		if (kerr > ktol || kerr < -ktol) { print " -> calls out of margin"; exit 1 }
+	}' || fail "$(row "$1")"
+}
+check bimodal
+check steady
+
+first=$(cols "$tmp/fn" function flagged | head -n 1)
+[ "$first" = "bimodal	1" ] || fail "expected bimodal flagged and first, got '$first'"
+[ "$(row steady | cut -f2)" = 0 ] || fail "steady is flagged: $(row steady)"
+
+"$CDT" report -i "$tmp/mix.data" --view findings >"$tmp/findings" || fail "report findings"
+grep -A6 '^- bimodal' "$tmp/findings" | tr '\n' ' ' | grep -q 'two modes' ||
+	fail "bimodal's finding names no two modes: $(cat "$tmp/findings")"
+
+# The call sites: the lines that call bimodal( and steady( in the source.
+"$CDT" report -i "$tmp/mix.data" --csv --view contexts >"$tmp/ctx" || fail "report contexts"
+src=$(dirname "$0")/../workloads/fvar_shapes.c
+for f in bimodal steady; do
+	line=$(grep -n "TIMED(w, F_[A-Z]*, $f(" "$src" | cut -d: -f1)
+	site=$(cols "$tmp/ctx" function call_site | awk -F'\t' -v f=$f '$1 == f { print $2; exit }')
+	case $site in
+	*"fvar_shapes.c:$line)"*) ;;
+	*) fail "$f: call site '$site', expected fvar_shapes.c:$line" ;;
+	esac
+done
+echo "call sites: bimodal and steady at their lines of fvar_shapes.c"
