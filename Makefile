@@ -17,10 +17,11 @@ VERSION := 0.1.0
 
 # tmux drives the TUI in the tests, Open MPI runs a real MPI job
 # (tests/e2e/mpi.sh), stress-ng loads the machine in stress runs, python3
-# parses JSON and checks that stderr is clean UTF-8 in the tests.
+# parses JSON and checks that stderr is clean UTF-8 in the tests, uftrace
+# is fvar's peer (every call timed) and g++ builds its C++ workload.
 DEB_PKGS := pkg-config libpfm4-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev \
             libzydis-dev libhwloc-dev libcmocka-dev tmux openmpi-bin libopenmpi-dev \
-            stress-ng python3
+            stress-ng python3 uftrace g++
 # Libraries without a .pc file in Debian 12 fall back to plain -l flags.
 PKG_LIBS := libelf libdw zlib ncursesw hwloc
 
@@ -33,7 +34,7 @@ PC_CFLAGS = $(shell pkg-config --cflags $(PKG_LIBS) 2>/dev/null)
 PC_LIBS   = $(shell pkg-config --libs $(PKG_LIBS) 2>/dev/null)
 # Includes name their folder from the top: "lib/core/profile.h", "output/table.h".
 CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(DEPFLAGS) -I. -DCDT_VERSION='"$(VERSION)"' $(PC_CFLAGS) $(CFLAGS)
-LIBS = $(PC_LIBS) -lpfm -lZydis -lm $(LDLIBS)
+LIBS = $(PC_LIBS) -lpfm -lZydis -lstdc++ -lm $(LDLIBS)
 
 # The layers of lib/ (lib/README).  A tool is a folder lib/tools/NAME/:
 # its descriptor tool.c and the table tools.c go into both images, its
@@ -133,6 +134,25 @@ $(B)/tests/agent_%: tests/unit/agent_%.c $(AGENT_TEST_LINK)
 $(B)/workloads/%: tests/workloads/%.c | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) -O2 -g $(WARN) $(DEPFLAGS) -I. -pthread $(if $(findstring static,$*),-static,) -o $@ $< -lm
+
+# fvar's: a function in a shared library of the workload's own, the same
+# program built with -pg for uftrace (its peer), and a C++ one that throws.
+$(B)/workloads/libfvarlib.so: tests/workloads/lib/fvar_lib.c | $(B)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) -O2 -g $(WARN) $(DEPFLAGS) -shared -fPIC -o $@ $<
+
+$(B)/workloads/fvar_shapes: tests/workloads/fvar_shapes.c $(B)/workloads/libfvarlib.so
+	$(CC) $(CSTD) -O2 -g $(WARN) $(DEPFLAGS) -pthread -o $@ $< -L$(B)/workloads -lfvarlib \
+		-Wl,-rpath,'$$ORIGIN' -lm
+
+$(B)/workloads/fvar_shapes_pg: tests/workloads/fvar_shapes.c $(B)/workloads/libfvarlib.so
+	$(CC) $(CSTD) -O2 -g -pg $(WARN) -pthread -o $@ $< -L$(B)/workloads -lfvarlib \
+		-Wl,-rpath,'$$ORIGIN' -lm
+
+$(B)/workloads/fvar_throw: tests/workloads/fvar_throw.cc | $(B)/.deps
+	$(CXX) -std=c++17 -O2 -g $(WARN) $(DEPFLAGS) -pthread -o $@ $<
+
+WORK_BIN += $(B)/workloads/fvar_shapes_pg $(B)/workloads/fvar_throw
 
 workloads: $(WORK_BIN)
 

@@ -304,6 +304,24 @@ static int cand_push(struct cand_vec *cv, const struct sym_cand *c)
 	return 0;
 }
 
+/* libstdc++'s demangler: the one g++'s names are made for. */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+/* A C++ name as people write it, interned; other names as they are. */
+static const char *sym_name_intern(struct symbolizer *s, const char *name)
+{
+	const char *r;
+	char *d;
+	int status = -1;
+
+	if (strncmp(name, "_Z", 2))
+		return str_intern(&s->str, name);
+	d = __cxa_demangle(name, NULL, NULL, &status);
+	r = str_intern(&s->str, status == 0 && d ? d : name);
+	free(d);
+	return r;
+}
+
 /*
  * Sort, keep the best alias per address, fix each entry's extent.  A
  * sizeless code label inside a sized function is dropped: the function is
@@ -330,7 +348,7 @@ static int table_build(struct symbolizer *s, struct cand_vec *cv, bool code,
 			continue;
 		if (code && !c->size && (c->start < sized_end || c->start >= c->sec_end))
 			continue;
-		e->name = str_intern(&s->str, c->name);
+		e->name = code ? sym_name_intern(s, c->name) : str_intern(&s->str, c->name);
 		if (!e->name)
 			return -ENOMEM;
 		e->start = c->start;

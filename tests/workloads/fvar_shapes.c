@@ -12,19 +12,23 @@
  *                 steady() always costs 5 units.  Ground truth: bimodal's
  *                 mean 5.5 units and CV 4.5/5.5 = 0.82; steady's CV ~0;
  *                 bimodal takes 52% of the time and steady 48%.
- *   -m imbalance  thread i calls share(i) ROUNDS times, each call i + 1
+ *   -m imbalance  thread i calls share(i) -r times (2000), each call i + 1
  *                 units: no variance within a thread, CV across the
  *                 per-thread totals (1, 2, ..., n)/mean.
  *   -m recursive  descend(9) calls itself down to depth 0, a unit per
  *                 level: an instance at depth d costs d + 1 units.
  *   -m longjmp    leap() calls jumper(), which every other call
  *                 longjmps back to leap() over its own frame.
+ *   -m lib        lib_work() of the workload's own libfvarlib.so costs 1
+ *                 or 10 units at random, as bimodal() does.
+ *   -m tiny       tiny() costs 1 unit (about 1 us at -u 1000): millions
+ *                 of calls, for overhead that must not grow with them.
  *
  * -T FILE writes the truth measured around every call of each function
  * with the thread's CPU clock: "function calls mean_ns cv" per line.
  *
  * Usage: fvar_shapes [-m MODE] [-n THREADS] [-t CPU_SECONDS] [-u ITERS]
- *                    [-T FILE]
+ *                    [-r ROUNDS] [-T FILE]
  * Exit 0; 2 on bad usage.
  */
 #include <math.h>
@@ -40,11 +44,13 @@
 #include "cputime.h"
 
 #define MAX_THREADS 16
-#define ROUNDS 2000
 #define NOINLINE __attribute__((noinline))
 
-enum { F_BIMODAL, F_STEADY, F_SHARE, F_DESCEND, F_JUMPER, F_N };
-static const char *const fname[F_N] = { "bimodal", "steady", "share", "descend", "jumper" };
+enum { F_BIMODAL, F_STEADY, F_SHARE, F_DESCEND, F_JUMPER, F_LIB, F_TINY, F_N };
+static const char *const fname[F_N] = { "bimodal", "steady", "share", "descend", "jumper",
+					"lib_work", "tiny" };
+
+uint64_t lib_work(uint64_t units, uint64_t iters, uint64_t x); /* libfvarlib.so */
 
 struct truth {
 	uint64_t n;
@@ -64,6 +70,7 @@ static int nthreads = 1;
 static double seconds = 1.0;
 static uint64_t unit = 20000;
 static const char *truth_file;
+static int rounds = 2000;
 
 static uint64_t ns_cpu(void)
 {
@@ -106,6 +113,11 @@ NOINLINE uint64_t bimodal(uint64_t big, uint64_t x)
 NOINLINE uint64_t steady(uint64_t x)
 {
 	return burn(5, x);
+}
+
+NOINLINE uint64_t tiny(uint64_t x)
+{
+	return burn(1, x);
 }
 
 NOINLINE uint64_t share(int k, uint64_t x)
@@ -158,7 +170,7 @@ static void *run(void *arg)
 	uint64_t x = (uint64_t)w->k + 1;
 
 	if (!strcmp(mode, "imbalance")) {
-		for (int r = 0; r < ROUNDS; r++)
+		for (int r = 0; r < rounds; r++)
 			TIMED(w, F_SHARE, share(w->k, x + w->sink));
 		return NULL;
 	}
@@ -168,6 +180,16 @@ static void *run(void *arg)
 			TIMED(w, F_STEADY, steady(x + w->sink));
 		} else if (!strcmp(mode, "recursive")) {
 			TIMED(w, F_DESCEND, descend(9, x + w->sink));
+		} else if (!strcmp(mode, "lib")) {
+			TIMED(w, F_LIB, lib_work(xrand(w) & 1 ? 10 : 1, unit, x + w->sink));
+		} else if (!strcmp(mode, "tiny")) {
+			/* Timers would cost as much as the call: truth on request.
+			 * A batch per clock read keeps the loop's own cost down. */
+			for (int b = 0; b < 100; b++)
+				if (truth_file)
+					TIMED(w, F_TINY, tiny(x + w->sink));
+				else
+					w->sink = tiny(x + w->sink);
 		} else {
 			static __thread unsigned calls;
 
@@ -179,8 +201,8 @@ static void *run(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fvar_shapes [-m mix|imbalance|recursive|longjmp] [-n THREADS] "
-			"[-t CPU_SECONDS] [-u ITERS] [-T FILE]\n");
+	fprintf(stderr, "usage: fvar_shapes [-m mix|imbalance|recursive|longjmp|lib|tiny] [-n THREADS] "
+			"[-t CPU_SECONDS] [-u ITERS] [-r ROUNDS] [-T FILE]\n");
 	exit(2);
 }
 
@@ -189,7 +211,7 @@ int main(int argc, char **argv)
 	static struct worker w[MAX_THREADS];
 	int c;
 
-	while ((c = getopt(argc, argv, "m:n:t:u:T:")) != -1) {
+	while ((c = getopt(argc, argv, "m:n:t:u:r:T:")) != -1) {
 		switch (c) {
 		case 'm':
 			mode = optarg;
@@ -203,6 +225,9 @@ int main(int argc, char **argv)
 		case 'u':
 			unit = strtoull(optarg, NULL, 0);
 			break;
+		case 'r':
+			rounds = atoi(optarg);
+			break;
 		case 'T':
 			truth_file = optarg;
 			break;
@@ -210,9 +235,9 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (nthreads < 1 || nthreads > MAX_THREADS || seconds <= 0 || !unit ||
+	if (nthreads < 1 || nthreads > MAX_THREADS || seconds <= 0 || !unit || rounds < 1 ||
 	    (strcmp(mode, "mix") && strcmp(mode, "imbalance") && strcmp(mode, "recursive") &&
-	     strcmp(mode, "longjmp")))
+	     strcmp(mode, "longjmp") && strcmp(mode, "lib") && strcmp(mode, "tiny")))
 		usage();
 	for (int i = 0; i < nthreads; i++) {
 		w[i].k = i;

@@ -24,8 +24,9 @@
  * The agent's own time is taken out of time metrics: each handler adds
  * its duration to own_ns, and an instance's time loses what own_ns grew
  * by between its V_call (read last in the entry trap) and V_ret (read
- * first in the return trap).  The kernel's part of delivering the two
- * traps stays in; cdt-fvar(1) gives the measured remainder.
+ * first in the return trap).  The kernel's part of delivering the traps
+ * is measured once per process (fv_calibrate) and taken out for the
+ * instance's own two and once more for each sample or trap inside it.
  *
  * Stack and watched memory are read with process_vm_readv: a read by the
  * kernel does not fire a user watchpoint, one by the handler would trap
@@ -45,6 +46,7 @@
 struct fv_open {
 	uint64_t slot, ret, entry, time;
 	uint64_t own0; /* own_ns when V_call was read */
+	uint64_t ev0;  /* events then */
 	uint64_t v0[FV_MAX_METRICS];
 };
 
@@ -59,6 +61,7 @@ struct fv_thread {
 	uint64_t jump_sp; /* the stack pointer when it was seen */
 	uint64_t want;    /* the entry breakpoint's address, 0 if none */
 	uint64_t own_ns;  /* handler time so far */
+	uint64_t events;  /* samples and traps so far */
 	uint64_t rng;
 };
 
@@ -253,6 +256,7 @@ static void fv_begin(struct agent_thread *t, struct fv_thread *s, ucontext_t *uc
 	now = agent_now();
 	s->own_ns += now - time;
 	o->own0 = s->own_ns;
+	o->ev0 = s->events;
 	for (uint32_t i = 0; i < fv_p.nmetrics; i++)
 		if (fv_p.metric[i].src == FV_SRC_WALL)
 			o->v0[i] = now;
@@ -267,6 +271,8 @@ static void fv_tick(struct agent_thread *t, ucontext_t *uc, uint64_t time)
 	struct rec_fvar_sample r = { 0 };
 	uint64_t ip = fv_ip(uc), start, end, entry;
 	uint32_t level = 0;
+
+	s->events++;
 
 	if (fv_unwound(t, s, fv_sp(uc), time))
 		fv_watch_top(t, s, time);
@@ -303,8 +309,10 @@ out:
 	s->own_ns += agent_now() - time;
 }
 
+/* own: handler time inside the instance; nested: samples and traps inside
+ * it, each of which also cost what the calibration measured. */
 static void fv_emit(struct agent_thread *t, struct fv_thread *s, const struct fv_open *o,
-		    const uint64_t *v, uint64_t own)
+		    const uint64_t *v, uint64_t own, uint64_t nested)
 {
 	struct rec_fvar_inst r = { 0 };
 
@@ -326,7 +334,7 @@ static void fv_emit(struct agent_thread *t, struct fv_thread *s, const struct fv
 				s->calib[i][s->ncalib] = d;
 			continue;
 		}
-		r.v[i] = d > fv_bias[i] ? d - fv_bias[i] : 0;
+		r.v[i] = d > fv_bias[i] * (1 + nested) ? d - fv_bias[i] * (1 + nested) : 0;
 	}
 	if (s->calib) {
 		s->ncalib++;
@@ -351,7 +359,7 @@ static void fv_slot(struct agent_thread *t, struct fv_thread *s, ucontext_t *uc,
 	if (fv_ip(uc) == o->ret && fv_sp(uc) == o->slot + 8) {
 		s->nopen--;
 		if (have)
-			fv_emit(t, s, o, v, own - o->own0);
+			fv_emit(t, s, o, v, own - o->own0, s->events - 1 - o->ev0);
 		else
 			fv_drop(t, o, time, FV_DROP_ARM);
 	} else if (fv_read(o->slot, &now_val, sizeof(now_val)) == sizeof(now_val) &&
@@ -373,6 +381,7 @@ static void fv_trap(struct agent_thread *t, struct rec_trap *tr, ucontext_t *uc)
 {
 	struct fv_thread *s = t->state;
 
+	s->events++;
 	if (tr->slot == WP_ENTRY) {
 		/* One instance per sample: the breakpoint is done. */
 		wpt_disarm(&t->wp, WP_ENTRY);

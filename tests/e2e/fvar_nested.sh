@@ -1,0 +1,76 @@
+#!/bin/sh
+# cdt fvar where calls nest, leave early, or live in a library:
+#   - recursive: descend(9) recurses to depth 0, a unit per level, so its
+#     instances cost 1..10 units, uniformly: mean 5.5 units, CV 0.52.  The
+#     unit comes from a plain run (the truth file: descend(9) costs 10).
+#   - longjmp: every other jumper() call longjmps over its own frame: about
+#     half its instances are dropped as "longjmp", the rest cost 2 units
+#     each (a wrong pairing of a return with an entry would spread them).
+#   - a C++ exception unwinds thrower() and middle() every other call: some
+#     instances are dropped as "exception", middle's returning calls cost
+#     3 units each, and names are demangled.
+#   - lib: lib_work() in the workload's own shared library, 1 or 10 units
+#     at random, measured as in the main program.
+# Margins: 4 standard errors of what was measured (n instances), plus 5%
+# for what the calibration leaves: a mean within 4 cv / sqrt(n) + 0.05;
+# the uniform's CV within 2.8 cv / sqrt(n) + 0.05 (the sd of a uniform
+# has a relative error of 0.45 / sqrt(n), the mean's adds cv / sqrt(n)).
+set -u
+. "$(dirname "$0")/lib/common.sh"
+need_workloads fvar_shapes fvar_throw
+
+fvar() {
+	name=$1
+	shift
+	"$CDT" fvar -q -o "$tmp/$name.data" "$@" 2>"$tmp/$name.err" ||
+		fail "$name: cdt fvar: exit $?: $(cat "$tmp/$name.err")"
+	"$CDT" report -i "$tmp/$name.data" --csv --view functions >"$tmp/$name.fn" ||
+		fail "$name: report"
+	"$CDT" report -i "$tmp/$name.data" --csv --view summary >"$tmp/summary" ||
+		fail "$name: report summary"
+}
+row() { cols "$tmp/$1.fn" function instances cpu_mean cpu_cv | awk -F'\t' -v f="$2" '$1 == f'; }
+
+# The unit: a plain run's descend(9), 10 units.
+"$W/fvar_shapes" -m recursive -t 0.5 -T "$tmp/truth" || fail "plain run failed"
+unit=$(awk '$1 == "descend" { print $3 / 10 }' "$tmp/truth")
+[ -n "$unit" ] || fail "no truth for descend: $(cat "$tmp/truth")"
+
+# within NAME VALUE WANT TOL: |VALUE - WANT| <= TOL * WANT
+within() {
+	awk -v v="$2" -v w="$3" -v t="$4" -v n="$1" 'BEGIN {
+		printf "%s %.4g, expected %.4g (%+.1f%%, margin %.1f%%)\n", n, v, w, 100 * (v - w) / w, 100 * t
+		exit !(v - w <= t * w && w - v <= t * w) }' || fail "$1 out of its margin"
+}
+
+fvar rec "$W/fvar_shapes" -m recursive -t 1.5
+set -- $(row rec descend)
+[ $# -eq 4 ] && [ "$2" -ge 40 ] || fail "recursive: descend: '$*' (40 instances or more expected)"
+within "descend mean (ns)" "$3" "$(awk -v u="$unit" 'BEGIN { print 5.5 * u }')" \
+	"$(awk -v n="$2" 'BEGIN { print 4 * 0.52 / sqrt(n) + 0.05 }')"
+within "descend cv" "$4" 0.522 "$(awk -v n="$2" 'BEGIN { print 2.8 / sqrt(n) + 0.1 }')"
+
+fvar jmp "$W/fvar_shapes" -m longjmp -t 1.5
+set -- $(row jmp jumper)
+[ $# -eq 4 ] && [ "$2" -ge 20 ] || fail "longjmp: jumper: '$*' (20 instances or more expected)"
+within "jumper mean (ns)" "$3" "$(awk -v u="$unit" 'BEGIN { print 2 * u }')" \
+	"$(awk -v n="$2" 'BEGIN { print 4 * 0.2 / sqrt(n) + 0.05 }')"
+awk -v c="$4" 'BEGIN { exit !(c < 0.3) }' || fail "jumper's instances spread: cv $4"
+jumps=$(kv dropped_longjmp)
+awk -v d="$jumps" -v n="$2" 'BEGIN { f = d / (d + n); printf "longjmp: %d dropped, %d measured\n", d, n
+	exit !(f > 0.3 && f < 0.7) }' || fail "jumper: $jumps dropped as longjmp against $2 measured"
+
+fvar throw "$W/fvar_throw" -t 1.5
+mid="middle(int, unsigned long)"
+grep -q "^\"$mid\"," "$tmp/throw.fn" || fail "no demangled $mid: $(cat "$tmp/throw.fn")"
+n=$(kv dropped_exception)
+[ "${n:-0}" -gt 0 ] || fail "no instance dropped as exception: $(cat "$tmp/summary")"
+set -- $(grep "^\"$mid\"," "$tmp/throw.fn" | sed 's/^"[^"]*",//' | cut -d, -f2)
+[ "${1:-0}" -ge 10 ] || fail "middle: ${1:-no} instances measured"
+echo "exception: $n dropped, middle measured $1 times"
+
+fvar lib "$W/fvar_shapes" -m lib -t 1.5 -T "$tmp/libtruth"
+set -- $(row lib lib_work)
+[ $# -eq 4 ] && [ "$2" -ge 40 ] || fail "lib: lib_work: '$*' (40 instances or more expected)"
+want=$(awk '$1 == "lib_work" { print $3 }' "$tmp/libtruth")
+within "lib_work mean (ns)" "$3" "$want" "$(awk -v n="$2" 'BEGIN { print 4 * 0.82 / sqrt(n) + 0.05 }')"
