@@ -15,6 +15,7 @@
 #include "lib/core/view_tui.h"
 #include "lib/tools/tool.h"
 #include "output/json.h"
+#include "output/trace.h"
 
 struct report_opts {
 	const char *input;   /* the one file, or what the TUI's top row names */
@@ -22,7 +23,7 @@ struct report_opts {
 	uint32_t *ranks;
 	size_t ninputs, inputs_cap;
 	const char *view;
-	int show_all, top_set, tui, json;
+	int show_all, top_set, tui, json, chrome;
 	struct view_print pr;
 };
 
@@ -52,6 +53,9 @@ static void report_usage(FILE *f)
 	fprintf(f, ")\n"
 		"      --json         every view (or the --view) as one JSON document, with\n"
 		"                     the profile's settings; see cdt-report(1)\n"
+		"      --format F     text, csv (--csv), json (--json), or chrome: a timeline\n"
+		"                     (fvar's instances) as Chrome trace-event JSON for\n"
+		"                     ui.perfetto.dev and chrome://tracing\n"
 		"      --top N        rows per table (default 20; 0 = all)\n"
 		"      --sort COL     sort tables by a column: numbers from the largest,\n"
 		"                     text from A (--view list, then --csv, shows columns)\n"
@@ -236,6 +240,20 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 			o->pr.csv = 1;
 		} else if (cliopt_match(argc, argv, &i, NULL, "--json", NULL)) {
 			o->json = 1;
+		} else if ((r = cliopt_match(argc, argv, &i, NULL, "--format", &v))) {
+			if (r < 0)
+				return -EINVAL; /* said */
+			if (!strcmp(v, "csv")) {
+				o->pr.csv = 1;
+			} else if (!strcmp(v, "json")) {
+				o->json = 1;
+			} else if (!strcmp(v, "chrome")) {
+				o->chrome = 1;
+			} else if (strcmp(v, "text")) {
+				fprintf(stderr, "cdt report: --format takes text, csv, json or chrome, "
+					"not '%s'\n", v);
+				return -EINVAL;
+			}
 		} else if (cliopt_match(argc, argv, &i, NULL, "--show-all", NULL)) {
 			o->show_all = 1;
 		} else if (cliopt_match(argc, argv, &i, NULL, "--tui", NULL)) {
@@ -303,6 +321,31 @@ static int report_json_sort_check(const struct profile *p, const struct view *vi
 			"NAME shows a view's columns\n", col);
 		err = -ECANCELED;
 	}
+	return err;
+}
+
+/* --format chrome: the tool's timeline as trace events.  0 or -errno
+ * (-ECANCELED: said). */
+static int report_chrome(const struct profile *p, const struct tool *tool,
+			 const struct report_opts *o)
+{
+	struct table t = { 0 };
+	int err;
+
+	if (!tool->timeline) {
+		fprintf(stderr, "cdt report: %s profiles have no timeline for --format chrome\n",
+			tool->name);
+		return -ECANCELED;
+	}
+	if (o->view && strcmp(o->view, tool->timeline_view)) {
+		fprintf(stderr, "cdt report: --format chrome shows the %s view of %s profiles, "
+			"not '%s'\n", tool->timeline_view, tool->name, o->view);
+		return -ECANCELED;
+	}
+	err = tool->timeline(p, &o->pr.vo, &t);
+	if (!err)
+		err = trace_write(stdout, &t);
+	table_free(&t);
 	return err;
 }
 
@@ -391,8 +434,13 @@ int cmd_report(int argc, char **argv)
 			"or --view\n");
 		goto out;
 	}
-	if (o.json && o.pr.csv) {
-		fprintf(stderr, "cdt report: --json and --csv are two formats; give one\n");
+	if (o.json + o.pr.csv + o.chrome > 1) {
+		fprintf(stderr, "cdt report: --csv, --json and --format chrome are different "
+			"formats; give one\n");
+		goto out;
+	}
+	if (o.tui && o.chrome) {
+		fprintf(stderr, "cdt report: --tui shows every view; it takes no --format\n");
 		goto out;
 	}
 	if (o.tui && !isatty(1)) {
@@ -401,9 +449,9 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	/* CSV and JSON feed pipelines: every row unless asked otherwise. */
-	if (o.show_all || o.pr.csv || o.json)
+	if (o.show_all || o.pr.csv || o.json || o.chrome)
 		o.pr.vo.min_share = 0;
-	if ((o.pr.csv || o.json) && !o.top_set)
+	if ((o.pr.csv || o.json || o.chrome) && !o.top_set)
 		o.pr.vo.top = 0;
 	if (report_read(&p, &o))
 		goto out;
@@ -423,7 +471,9 @@ int cmd_report(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
-	if (o.json) {
+	if (o.chrome) {
+		r = report_chrome(&p, tool, &o);
+	} else if (o.json) {
 		r = report_json(&p, tool, &o);
 	} else if (o.view || o.pr.csv) {
 		v = view_find(tool->views, o.view ? o.view : report_default_view(tool));

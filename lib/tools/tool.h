@@ -41,6 +41,12 @@ struct tool {
 	const struct view *views;   /* NULL-terminated by name */
 	const char *const *report;  /* views of the default text report, in order */
 	view_tui_fn tui;            /* NULL: a table screen per view */
+	/* Chrome trace-event JSON (cdt report --format chrome): the items of
+	 * the view called timeline_view as a table of name, pid, tid, ts_us
+	 * and dur_us, other columns their args (output/trace.h).  NULL: the
+	 * tool has no timeline. */
+	const char *timeline_view;
+	int (*timeline)(const struct profile *p, const struct view_opts *o, struct table *t);
 };
 
 /* The half of a descriptor each image keeps (tool.c of every tool). */

@@ -79,3 +79,20 @@ for f in bimodal steady; do
 	esac
 done
 echo "call sites: bimodal and steady at their lines of fvar_shapes.c"
+
+# The instances as a Chrome trace: one complete event per instance kept,
+# as long as its wall time, on its thread, named for its function.
+"$CDT" report -i "$tmp/mix.data" --format chrome >"$tmp/trace.json" || fail "--format chrome"
+"$CDT" report -i "$tmp/mix.data" --csv --view instances >"$tmp/inst" || fail "report instances"
+n=$(($(wc -l <"$tmp/inst") - 1))
+python3 - "$tmp/trace.json" "$n" <<'PY' || fail "the Chrome trace is wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"]
+assert len(ev) == int(sys.argv[2]), f"{len(ev)} events for {sys.argv[2]} instances"
+for e in ev:
+    assert e["ph"] == "X" and e["name"] in ("bimodal", "steady"), e
+    assert abs(e["dur"] * 1000 - e["args"]["wall"]) <= 1, e
+    assert e["ts"] >= 0 and e["tid"] >= 1, e
+print(f"chrome trace: {len(ev)} events")
+PY

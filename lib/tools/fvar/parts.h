@@ -14,5 +14,7 @@ extern const struct run_ops fvar_run;      /* options.c */
 extern const struct prof_ops fvar_prof;    /* model.c */
 extern const struct view fvar_views[];     /* views.c */
 extern const char *const fvar_report[];    /* views.c */
+int fvar_timeline(const struct profile *p, const struct view_opts *o,
+		  struct table *t);                 /* views.c */
 
 #endif

@@ -566,7 +566,7 @@ static int view_instances(const struct profile *p, const struct view_opts *o, st
 			      table_cell(t, "%.9f", in->time >= m->start ?
 					 (double)(in->time - m->start) / 1e9 : 0);
 			for (uint32_t k = 0; k < m->nmetrics && !err; k++)
-				err = table_cell(t, "%.6g", in->v[k]);
+				err = table_cell(t, "%.0f", in->v[k]);
 		}
 	}
 	if (!err && !o->sort) {
@@ -582,6 +582,59 @@ static int view_instances(const struct profile *p, const struct view_opts *o, st
 					t->cells[b * (size_t)t->ncols + (size_t)k];
 				t->cells[b * (size_t)t->ncols + (size_t)k] = tmp;
 			}
+	}
+	return err ? -ENOMEM : 0;
+}
+
+/* The instances kept as a timeline (--format chrome): each a slice of its
+ * thread from its entry, as long as its wall time (else its first metric). */
+int fvar_timeline(const struct profile *p, const struct view_opts *o, struct table *t)
+{
+	const struct fv_model *m = fv_get(p);
+	struct fv_cols c = { .names = fv_names_instances };
+	int dur = 0, err = 0;
+
+	if (!m)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < m->nmetrics; k++)
+		if (!strcmp(m->metric[k], "wall"))
+			dur = (int)k;
+	fv_cols_add(&c, "name");
+	fv_cols_add(&c, "pid:r");
+	fv_cols_add(&c, "tid:r");
+	fv_cols_add(&c, "ts_us:r");
+	fv_cols_add(&c, "dur_us:r");
+	fv_cols_add(&c, "call_site");
+	for (uint32_t k = 0; k < m->nmetrics; k++) {
+		snprintf(c.names[k], sizeof(c.names[k]), "%s:r", m->metric[k]);
+		fv_cols_add(&c, c.names[k]);
+	}
+	table_init(t, "Instances", c.c);
+	for (size_t i = 0; i < m->nctx && !err; i++) {
+		const struct fv_ctx *x = &m->ctx[i];
+		char name[256], site[256];
+
+		if (!x->nres)
+			continue;
+		fv_func_name(p, &m->fn[x->func], name, sizeof(name));
+		fv_site(p, x->pid, x->time, x->ret, site, sizeof(site));
+		for (size_t j = 0; j < x->nres && !err; j++) {
+			const struct fv_inst *in = &x->res[j];
+
+			if (o->top && t->nrows >= o->top) {
+				t->hidden++;
+				continue;
+			}
+			err = table_row(t) || table_cell(t, "%s", name) ||
+			      table_cell(t, "%u", profile_os_pid(p, x->pid)) ||
+			      table_cell(t, "%u", in->thread) ||
+			      table_cell(t, "%.3f", in->time >= m->start ?
+					 (double)(in->time - m->start) / 1e3 : 0) ||
+			      table_cell(t, "%.3f", m->nmetrics ? in->v[dur] / 1e3 : 0) ||
+			      table_cell(t, "%s", site);
+			for (uint32_t k = 0; k < m->nmetrics && !err; k++)
+				err = table_cell(t, "%.0f", in->v[k]);
+		}
 	}
 	return err ? -ENOMEM : 0;
 }
