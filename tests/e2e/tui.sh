@@ -10,6 +10,8 @@
 #   - q, Ctrl-C (SIGINT) and SIGTERM restore the terminal: stty settings
 #     as before, alternate screen left, cursor visible; exit 0, 130, 143;
 #   - a record profile opens with its table views;
+#   - an fvar profile opens on its functions; Enter on one shows its page,
+#     histogram and timeline;
 #   - without a terminal on stdout, --tui exits 125 with a message.
 set -u
 
@@ -19,7 +21,7 @@ if ! command -v tmux >/dev/null 2>&1; then
 	echo "skip: tmux is not installed (apt-get install tmux)"
 	exit 77
 fi
-need_workloads comm_p2p arrays
+need_workloads comm_p2p arrays fvar_shapes
 
 data=$tmp/p2p.data
 "$CDT" comm -q -o "$data" "$W/comm_p2p" -t 1 >"$tmp/out" 2>"$tmp/err" ||
@@ -341,6 +343,22 @@ keys 3
 wait_for '^Memory samples by function' "record profile: functions"
 keys q
 wait_end "record profile q" 0
+
+# --- an fvar profile: functions, and a function's page ---------------------
+"$CDT" fvar -q -o "$tmp/fv.data" "$W/fvar_shapes" -m mix -t 1 >"$tmp/out" 2>"$tmp/err" ||
+	fail "cdt fvar fvar_shapes failed: $(cat "$tmp/err")"
+data=$tmp/fv.data
+start_tui TERM=xterm-256color
+wait_for '1:Functions +2:Summary' "fvar profile: screens"
+wait_for '^bimodal +1 ' "fvar profile: bimodal flagged, first"
+keys Enter
+wait_for 'flagged: high variance, high cost' "fvar profile: bimodal's page"
+wait_for 'Histogram of cpu, [0-9]+ instances kept' "fvar profile: the histogram"
+wait_for 'Timeline: cpu of each instance' "fvar profile: the timeline"
+keys q
+wait_for '^steady +0 ' "fvar profile: back to the functions"
+keys q
+wait_end "fvar profile q" 0
 
 # --- no terminal -----------------------------------------------------------
 "$CDT" report --tui -i "$data" >"$tmp/out" 2>"$tmp/err" </dev/null

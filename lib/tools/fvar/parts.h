@@ -4,6 +4,10 @@
 #define CDT_TOOLS_FVAR_PARTS_H
 
 #include "lib/core/view.h"
+#include "lib/core/view_tui.h"
+
+struct fv_func;
+struct fv_model;
 
 struct agent_tool;
 struct prof_ops;
@@ -16,5 +20,15 @@ extern const struct view fvar_views[];     /* views.c */
 extern const char *const fvar_report[];    /* views.c */
 int fvar_timeline(const struct profile *p, const struct view_opts *o,
 		  struct table *t);                 /* views.c */
+int fvar_tui(const struct profile *p, const struct view *views, struct tui_screen **s,
+	     size_t *n, size_t max);                /* tui.c */
+
+/* views.c, for tui.c */
+void fvar_func_name(const struct profile *p, const struct fv_func *f, char *buf, size_t len);
+void fvar_value_text(const struct fv_model *m, uint32_t k, double v, char *buf, size_t len);
+const char *fvar_verdict(const struct fv_model *m, const struct fv_func *f);
+double *fvar_instances(const struct fv_model *m, size_t f, double **times, size_t *n);
+void fvar_func_text(const struct profile *p, const struct fv_model *m, size_t f, char *name,
+		    size_t namelen, char *buf, size_t len);
 
 #endif

@@ -8,6 +8,6 @@ const struct tool tool_fvar = {
 	.summary = "per-call variance of functions: whole instances, call to return",
 	TOOL_AGENT(.agent = &fvar_agent,)
 	TOOL_FRONT(.run = &fvar_run, .prof = &fvar_prof, .views = fvar_views,
-		   .report = fvar_report, .timeline_view = "instances",
+		   .report = fvar_report, .tui = fvar_tui, .timeline_view = "instances",
 		   .timeline = fvar_timeline,)
 };

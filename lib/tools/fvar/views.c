@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,7 +75,7 @@ static void fv_code(const struct profile *p, uint32_t pid, uint64_t time, uint64
 
 /* A function's name alone ("f" of "f (a.c:12)"), from an address in it
  * that was symbolized. */
-static void fv_func_name(const struct profile *p, const struct fv_func *f, char *buf, size_t len)
+void fvar_func_name(const struct profile *p, const struct fv_func *f, char *buf, size_t len)
 {
 	const struct prof_sym *s = profile_sym(p, f->pid, f->time, SYM_CODE, f->name_addr);
 
@@ -93,10 +95,10 @@ static void fv_site(const struct profile *p, uint32_t pid, uint64_t time, uint64
 		fv_code(p, pid, time, ret - 1, buf, len);
 }
 
-/* "12.3 us": a value of metric k, with its unit. */
-static void fv_value(const struct fv_model *m, uint32_t k, double v, char *buf, size_t len)
+/* "12.3 us": a value of metric k, with its unit (m NULL: ns). */
+void fvar_value_text(const struct fv_model *m, uint32_t k, double v, char *buf, size_t len)
 {
-	if (!m->metric_ns[k])
+	if (m && !m->metric_ns[k])
 		snprintf(buf, len, "%.4g", v);
 	else if (v >= 1e9)
 		snprintf(buf, len, "%.3g s", v / 1e9);
@@ -146,23 +148,31 @@ static int view_summary(const struct profile *p, const struct view_opts *o, stru
 	return err ? -ENOMEM : 0;
 }
 
-/* The instances kept for function f, all its contexts: values of metric 0. */
-static double *fv_values(const struct fv_model *m, size_t f, size_t *n)
+/* The instances kept for function f, all its contexts: metric 0's values,
+ * and with times, when each began (ns).  NULL on ENOMEM. */
+double *fvar_instances(const struct fv_model *m, size_t f, double **times, size_t *n)
 {
 	size_t total = 0, k = 0;
-	double *v;
+	double *v, *t = NULL;
 
 	for (size_t i = 0; i < m->nctx; i++)
 		if (m->ctx[i].func == f)
 			total += m->ctx[i].nres;
 	*n = 0;
 	v = malloc((total ? total : 1) * sizeof(*v));
-	if (!v)
+	if (times)
+		t = *times = malloc((total ? total : 1) * sizeof(*t));
+	if (!v || (times && !t)) {
+		free(v);
+		free(t);
 		return NULL;
+	}
 	for (size_t i = 0; i < m->nctx; i++)
-		if (m->ctx[i].func == f)
-			for (size_t j = 0; j < m->ctx[i].nres; j++)
-				v[k++] = m->ctx[i].res[j].v[0];
+		for (size_t j = 0; m->ctx[i].func == f && j < m->ctx[i].nres; j++, k++) {
+			v[k] = m->ctx[i].res[j].v[0];
+			if (t)
+				t[k] = (double)m->ctx[i].res[j].time;
+		}
 	*n = k;
 	return v;
 }
@@ -250,7 +260,7 @@ static int fv_modes(const double *v, size_t n, double mean[2], double frac[2])
 	}
 }
 
-static const char *fv_verdict(const struct fv_model *m, const struct fv_func *f)
+const char *fvar_verdict(const struct fv_model *m, const struct fv_func *f)
 {
 	int costly = fv_share(m, &f->st) > m->flag_share;
 	int varies = f->st.cv_intra > m->flag_cv || f->st.cv_threads > m->flag_cv_threads;
@@ -278,7 +288,7 @@ static int fv_finding(const struct profile *p, const struct fv_model *m, size_t 
 	double *v;
 	int err;
 
-	fv_func_name(p, fn, name, sizeof(name));
+	fvar_func_name(p, fn, name, sizeof(name));
 	for (size_t i = 0; i < m->nctx && shown < 3; i++) {
 		const struct fv_ctx *x = &m->ctx[i];
 		char site[256];
@@ -296,26 +306,26 @@ static int fv_finding(const struct profile *p, const struct fv_model *m, size_t 
 	for (uint32_t k = 0; k < m->nmetrics; k++) {
 		const struct welford *w = &fn->st.m[k];
 
-		fv_value(m, k, w->mean, a, sizeof(a));
-		fv_value(m, k, welford_sd(w), b, sizeof(b));
+		fvar_value_text(m, k, w->mean, a, sizeof(a));
+		fvar_value_text(m, k, welford_sd(w), b, sizeof(b));
 		o += (size_t)snprintf(metrics + o, sizeof(metrics) - (o < sizeof(metrics) ? o : sizeof(metrics)),
 				      "%s%s mean %s sd %s cv %.0f%%", k ? "; " : "", m->metric[k], a,
 				      b, welford_cv(w) * 100);
 		if (o >= sizeof(metrics))
 			o = sizeof(metrics) - 1;
 	}
-	v = fv_values(m, f, &n);
+	v = fvar_instances(m, f, NULL, &n);
 	if (!v)
 		return -ENOMEM;
 	qsort(v, n, sizeof(*v), fv_dcmp);
 	if (n) {
 		fv_sparkline(v, n, spark, sizeof(spark));
-		fv_value(m, 0, v[0], lo, sizeof(lo));
-		fv_value(m, 0, v[n - 1], hi, sizeof(hi));
+		fvar_value_text(m, 0, v[0], lo, sizeof(lo));
+		fvar_value_text(m, 0, v[n - 1], hi, sizeof(hi));
 	}
 	if (fv_modes(v, n, mean, frac)) {
-		fv_value(m, 0, mean[0], a, sizeof(a));
-		fv_value(m, 0, mean[1], b, sizeof(b));
+		fvar_value_text(m, 0, mean[0], a, sizeof(a));
+		fvar_value_text(m, 0, mean[1], b, sizeof(b));
 		snprintf(modes, sizeof(modes), "; two modes: %s (%.0f%%) and %s (%.0f%%)", a,
 			 frac[0] * 100, b, frac[1] * 100);
 	}
@@ -327,11 +337,71 @@ static int fv_finding(const struct profile *p, const struct fv_model *m, size_t 
 	      table_cell(t, "%s: %s; %.0f%% of the run's samples; %" PRIu64 " instance%s measured "
 			 "of about %.3g calls; %s; cv within threads %.0f%%%s; called from %s; "
 			 "%s: [%s %s %s]%s",
-			 name, fv_verdict(m, fn), fv_share(m, &fn->st) * 100, fn->st.m[0].n,
+			 name, fvar_verdict(m, fn), fv_share(m, &fn->st) * 100, fn->st.m[0].n,
 			 fn->st.m[0].n == 1 ? "" : "s", calls, metrics, fn->st.cv_intra * 100,
 			 across, sites[0] ? sites : "?", m->nmetrics ? m->metric[0] : "?",
 			 n ? lo : "-", spark, n ? hi : "-", modes);
 	return err ? -ENOMEM : 0;
+}
+
+/* snprintf at buf + *o, keeping *o the would-be length. */
+__attribute__((format(printf, 4, 5)))
+static void fv_put(char *buf, size_t len, size_t *o, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(*o < len ? buf + *o : NULL, *o < len ? len - *o : 0, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		*o += (size_t)k;
+}
+
+/* Function f for a page of its own: name, verdict, numbers, call sites
+ * and drops, one item per line, into buf. */
+void fvar_func_text(const struct profile *p, const struct fv_model *m, size_t f, char *name,
+		    size_t namelen, char *buf, size_t len)
+{
+	const struct fv_func *fn = &m->fn[f];
+	size_t o = 0;
+
+#define PUT(...) fv_put(buf, len, &o, __VA_ARGS__)
+	fvar_func_name(p, fn, name, namelen);
+	PUT("%s\n%s%s\n\n", name, fn->flagged ? "flagged: " : "", fvar_verdict(m, fn));
+	PUT("%.1f%% of the run's samples; %" PRIu64 " instances measured of about %.3g calls\n",
+	    fv_share(m, &fn->st) * 100, fn->st.m[0].n, fv_calls(m, &fn->st));
+	for (uint32_t k = 0; k < m->nmetrics; k++) {
+		const struct welford *w = &fn->st.m[k];
+		char a[32], b[32], lo[32], hi[32];
+
+		fvar_value_text(m, k, w->mean, a, sizeof(a));
+		fvar_value_text(m, k, welford_sd(w), b, sizeof(b));
+		fvar_value_text(m, k, w->min, lo, sizeof(lo));
+		fvar_value_text(m, k, w->max, hi, sizeof(hi));
+		PUT("%-8s mean %s  sd %s  cv %.0f%%  from %s to %s\n", m->metric[k], a, b,
+		    welford_cv(w) * 100, lo, hi);
+	}
+	PUT("cv within threads %.0f%%", fn->st.cv_intra * 100);
+	if (fn->st.nthreads > 1)
+		PUT("; across %u threads %.0f%%", fn->st.nthreads, fn->st.cv_threads * 100);
+	PUT("\n\nCall sites:\n");
+	for (size_t i = 0; i < m->nctx; i++) {
+		const struct fv_ctx *x = &m->ctx[i];
+		char site[256], a[32];
+
+		if (x->func != f || (!x->st.m[0].n && !x->st.samples))
+			continue;
+		fv_site(p, x->pid, x->time, x->ret, site, sizeof(site));
+		fvar_value_text(m, 0, x->st.m[0].mean, a, sizeof(a));
+		PUT("  %s: %" PRIu64 " instances, mean %s, cv %.0f%%, %.1f%% of the samples\n", site,
+		    x->st.m[0].n, a, welford_cv(&x->st.m[0]) * 100, fv_share(m, &x->st) * 100);
+	}
+	for (int c = 1; c < FV_NCAUSE; c++)
+		if (fn->st.drops[c])
+			PUT("%s %s: %" PRIu64 "\n", c == FV_NOTE_FOREIGN ? "slot read by other code," :
+			    "dropped,", fv_cause_name(c), fn->st.drops[c]);
+#undef PUT
 }
 
 static int view_findings(const struct profile *p, const struct view_opts *o, struct table *t)
@@ -436,7 +506,7 @@ static int view_functions(const struct profile *p, const struct view_opts *o, st
 			t->hidden++;
 			continue;
 		}
-		fv_func_name(p, f, name, sizeof(name));
+		fvar_func_name(p, f, name, sizeof(name));
 		err = table_row(t) || table_cell(t, "%s", name) ||
 		      table_cell(t, "%d", f->flagged) ||
 		      table_cell(t, "%" PRIu64, f->st.m[0].n) ||
@@ -478,7 +548,7 @@ static int view_contexts(const struct profile *p, const struct view_opts *o, str
 				t->hidden++;
 				continue;
 			}
-			fv_func_name(p, &m->fn[x->func], name, sizeof(name));
+			fvar_func_name(p, &m->fn[x->func], name, sizeof(name));
 			fv_site(p, x->pid, x->time, x->ret, site, sizeof(site));
 			err = table_row(t) || table_cell(t, "%s", name) ||
 			      table_cell(t, "%s", site) ||
@@ -515,7 +585,7 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 				t->hidden++;
 				continue;
 			}
-			fv_func_name(p, fn, name, sizeof(name));
+			fvar_func_name(p, fn, name, sizeof(name));
 			err = table_row(t) || table_cell(t, "%s", name) ||
 			      table_cell(t, "%s", profile_thread_label(p, x->thread, lab, sizeof(lab))) ||
 			      table_cell(t, "%" PRIu64, x->samples) ||
@@ -551,7 +621,7 @@ static int view_instances(const struct profile *p, const struct view_opts *o, st
 
 		if (!x->nres)
 			continue;
-		fv_func_name(p, &m->fn[x->func], name, sizeof(name));
+		fvar_func_name(p, &m->fn[x->func], name, sizeof(name));
 		fv_site(p, x->pid, x->time, x->ret, site, sizeof(site));
 		for (size_t j = 0; j < x->nres && !err; j++) {
 			const struct fv_inst *in = &x->res[j];
@@ -616,7 +686,7 @@ int fvar_timeline(const struct profile *p, const struct view_opts *o, struct tab
 
 		if (!x->nres)
 			continue;
-		fv_func_name(p, &m->fn[x->func], name, sizeof(name));
+		fvar_func_name(p, &m->fn[x->func], name, sizeof(name));
 		fv_site(p, x->pid, x->time, x->ret, site, sizeof(site));
 		for (size_t j = 0; j < x->nres && !err; j++) {
 			const struct fv_inst *in = &x->res[j];
@@ -659,7 +729,7 @@ static int view_drops(const struct profile *p, const struct view_opts *o, struct
 				t->hidden++;
 				continue;
 			}
-			fv_func_name(p, &m->fn[x->func], name, sizeof(name));
+			fvar_func_name(p, &m->fn[x->func], name, sizeof(name));
 			fv_site(p, x->pid, x->time, x->ret, site, sizeof(site));
 			err = table_row(t) || table_cell(t, "%s", name) || table_cell(t, "%s", site) ||
 			      table_cell(t, "%s", fv_cause_name(c)) ||
