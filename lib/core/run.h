@@ -63,8 +63,8 @@ int run_save(const struct run_opts *o, struct profile *p, const char *path);
 /* What a profiling tool adds to the common driver, run_tool(). */
 struct run_ops {
 	uint64_t soft_hz; /* the soft source's default rate; 0: SOFT_DEFAULT_HZ */
-	/* The pmu source's sampling events and default period, if not
-	 * memory sampling (struct source_req). */
+	/* The pmu source's sampling events and the default period --help
+	 * gives, if not memory sampling (struct source_req). */
 	int (*pmu_sample)(const struct events_host *h, uint64_t period, struct agent_event *ev,
 			  uint32_t *nev, char *names, size_t nlen, char *err, size_t errlen);
 	uint64_t pmu_period;

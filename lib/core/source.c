@@ -109,8 +109,7 @@ static int try_pmu(const struct source_req *req, struct agent_cfg *cfg,
 {
 	struct events_host h;
 	struct agent_event ev[AGENT_MAX_EVENTS];
-	uint64_t period = req->period ? req->period :
-			  req->pmu_period ? req->pmu_period : PMU_DEFAULT_PERIOD;
+	uint64_t period = req->period ? req->period : PMU_DEFAULT_PERIOD;
 	char err[256], names[128];
 	uint32_t nev = 0;
 	int r;
@@ -126,7 +125,11 @@ static int try_pmu(const struct source_req *req, struct agent_cfg *cfg,
 		return -ENODEV;
 	}
 	if (req->pmu_sample) {
-		r = req->pmu_sample(&h, period, ev, &nev, names, sizeof(names), err, sizeof(err));
+		/* The tool's events have defaults of their own: 0 asks for them. */
+		r = req->pmu_sample(&h, req->period, ev, &nev, names, sizeof(names), err,
+				    sizeof(err));
+		if (!r)
+			period = ev[0].period;
 	} else {
 		r = events_mem_encode(&h, period, ev, &nev, err, sizeof(err));
 		/* SPE records arrive in the AUX area, which the agent does not read. */

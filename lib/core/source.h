@@ -29,11 +29,12 @@ struct source_req {
 	uint64_t freq;    /* samples/s per thread; 0 = default (soft only) */
 	uint64_t default_hz; /* the tool's soft default; 0 = SOFT_DEFAULT_HZ */
 	/* The tool's own pmu sampling events, instead of memory sampling
-	 * (NULL): into ev[] (*nev of them) with their names for the banner;
+	 * (NULL): into ev[] (*nev of them, with their periods: `period`, or
+	 * the tool's default when it is 0) and their names for the banner;
 	 * 0, or a negative errno with the reason in err. */
 	int (*pmu_sample)(const struct events_host *h, uint64_t period, struct agent_event *ev,
 			  uint32_t *nev, char *names, size_t nlen, char *err, size_t errlen);
-	uint64_t pmu_period; /* its default period; 0 = PMU_DEFAULT_PERIOD */
+	uint64_t pmu_period; /* its default period, for --help; 0 = PMU_DEFAULT_PERIOD */
 };
 
 /*

@@ -24,7 +24,9 @@ struct agent_event {
 	uint32_t precise_ip;
 	uint64_t config, config1, config2;
 	uint64_t period; /* sampling events; 0 for counters */
-	uint32_t kind;   /* enum mem_kind this event samples; 0 = decide by decoding */
+	uint32_t kind;   /* enum mem_kind this event samples; 0 = decide by decoding;
+			  * from AGENT_EV_TOOL up, what the tool's own sampling
+			  * event (run_ops.pmu_sample) means to it */
 	uint32_t pad;
 };
 
@@ -44,6 +46,8 @@ struct agent_cfg {
 	uint32_t ring_pages; /* pmu: data pages of each per-thread perf ring */
 	uint64_t params[AGENT_PARAMS_MAX / 8]; /* the tool's parameter struct */
 };
+
+#define AGENT_EV_TOOL 0x100
 
 #define AGENT_F_VERBOSE 0x1
 #define AGENT_F_OBJECTS 0x2 /* record heap blocks, mappings and stacks (lib/agent/objects.c) */

@@ -27,6 +27,8 @@
 #include "lib/core/pmu_events.h"
 #include "lib/wire/record.h"
 #include "lib/core/source.h"
+#include "lib/tools/fvar/fvar.h"
+#include "lib/tools/fvar/parts.h"
 
 /* ---- helper mode: runs in a fresh process under LIBPFM_FORCE_PMU ---- */
 
@@ -58,6 +60,16 @@ static int helper_main(int argc, char **argv)
 		err[0] = '\0';
 		rc = events_encode(argv[i], 0, &ev[0], err, sizeof(err));
 		print_ev("enc", rc, &ev[0], err);
+	}
+	/* cdt fvar's choice of sampling event for this PMU. */
+	{
+		char names[128] = "";
+
+		memset(ev, 0, sizeof(ev));
+		err[0] = '\0';
+		rc = fvar_pmu_sample(&h, 0, ev, &nev, names, sizeof(names), err, sizeof(err));
+		printf("fvarname %s\n", names[0] ? names : "-");
+		print_ev("fvar", rc, &ev[0], err);
 	}
 	return fflush(stdout) ? 1 : 0;
 }
@@ -172,6 +184,42 @@ static void test_mem_skl(void **s) { (void)s; check_pfm_mem("skl", "MEM_INST_RET
 static void test_mem_skx(void **s) { (void)s; check_pfm_mem("skx", "MEM_INST_RETIRED:ALL_LOADS"); }
 static void test_mem_icl(void **s) { (void)s; check_pfm_mem("icl", "MEM_INST_RETIRED:ALL_LOADS"); }
 static void test_mem_spr(void **s) { (void)s; check_pfm_mem("spr", "MEM_INST_RETIRED:ALL_LOADS"); }
+
+/*
+ * cdt fvar's pmu sampling: Intel PMUs encode retired near calls, precise
+ * (BR_INST_RETIRED:NEAR_CALL, 0x2c4 on Nehalem to Sapphire Rapids); AMD
+ * Zen and Arm have no such event.  No PMU opens here, so fvar falls back
+ * to cycles sampling (kind 0: samples stand for time) in every case.
+ */
+static void check_fvar(const char *pmu, int intel)
+{
+	char out[8192], name[64];
+	struct evline e;
+
+	run_forced(pmu, out, sizeof(out), "BR_INST_RETIRED:NEAR_CALL:precise=2", NULL);
+	parse_ev(line_of(out, "enc", 0), &e);
+	if (intel) {
+		assert_int_equal(e.rc, 0);
+		assert_int_equal(e.type, PERF_TYPE_RAW);
+		assert_int_equal(e.config, 0x2c4);
+		assert_int_equal(e.precise, 2);
+	} else {
+		assert_int_not_equal(e.rc, 0);
+	}
+	assert_int_equal(sscanf(line_of(out, "fvarname", 0), "fvarname %63s", name), 1);
+	assert_string_equal(name, "cycles");
+	parse_ev(line_of(out, "fvar", 0), &e);
+	assert_int_equal(e.rc, 0);
+	assert_int_equal(e.kind, 0);
+	assert_int_equal(e.period, 10000019);
+}
+
+static void test_fvar_hsw(void **s) { (void)s; check_fvar("hsw", 1); }
+static void test_fvar_skl(void **s) { (void)s; check_fvar("skl", 1); }
+static void test_fvar_icl(void **s) { (void)s; check_fvar("icl", 1); }
+static void test_fvar_spr(void **s) { (void)s; check_fvar("spr", 1); }
+static void test_fvar_zen(void **s) { (void)s; check_fvar("amd64_fam17h", 0); }
+static void test_fvar_arm(void **s) { (void)s; check_fvar("arm_n1", 0); }
 
 /* The facts DESIGN.md records, plus modifiers and errors. */
 static void test_encode_forced(void **state)
@@ -539,6 +587,12 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_mem_icl),
 		cmocka_unit_test(test_mem_spr),
 		cmocka_unit_test(test_encode_forced),
+		cmocka_unit_test(test_fvar_hsw),
+		cmocka_unit_test(test_fvar_skl),
+		cmocka_unit_test(test_fvar_icl),
+		cmocka_unit_test(test_fvar_spr),
+		cmocka_unit_test(test_fvar_zen),
+		cmocka_unit_test(test_fvar_arm),
 		cmocka_unit_test(test_mem_no_row),
 		cmocka_unit_test(test_mem_zen),
 		cmocka_unit_test(test_sysfs_routes),

@@ -62,10 +62,12 @@ struct fv_thread {
 	uint64_t want;    /* the entry breakpoint's address, 0 if none */
 	uint64_t own_ns;  /* handler time so far */
 	uint64_t events;  /* samples and traps so far */
+	uint64_t born;    /* when the thread started */
 	uint64_t rng;
 };
 
 static struct fvar_params fv_p;
+static int fv_calls; /* pmu call samples: each stands at a callee's entry */
 /* What measuring an instance adds to each metric (fv_calibrate). */
 static uint64_t fv_bias[FV_MAX_METRICS];
 static int fv_calibrated;
@@ -77,6 +79,7 @@ static int fv_init(const void *params)
 		fv_p.nmetrics = FV_MAX_METRICS;
 	if (fv_p.depth < 1 || fv_p.depth > FV_MAX_DEPTH)
 		fv_p.depth = FV_DEFAULT_DEPTH;
+	fv_calls = agent_g.cfg.source == SRC_PMU && agent_g.cfg.ev[0].kind == FV_EV_CALLS;
 	return 0;
 }
 
@@ -276,18 +279,20 @@ static void fv_tick(struct agent_thread *t, ucontext_t *uc, uint64_t time)
 
 	if (fv_unwound(t, s, fv_sp(uc), time))
 		fv_watch_top(t, s, time);
-	if (fv_p.flags & FV_F_CALLS) {
-		/* A call event: the thread stands at the callee's entry, unless
-		 * the sample skidded past it. */
-		if (functab_find(ip, &start, &end) && ip == start)
-			fv_begin(t, s, uc, time);
-		else
-			s->own_ns += agent_now() - time;
-		return;
-	}
 	if (!functab_find(ip, &start, &end))
 		goto out; /* no symbol: nothing to measure; the sample still counts */
 	r.ncallers = fv_callers(fv_sp(uc), start, r.caller);
+	if (fv_calls) {
+		/* A call event: the thread stands at the callee's entry, unless
+		 * the sample skidded past it; this call is the instance. */
+		if (ip != start)
+			goto out;
+		r.flags = FV_SAMPLE_CALL;
+		if (arena_write(&agent_g.arena, &r, sizeof(r), REC_FVAR_SAMPLE))
+			t->st.dropped++;
+		fv_begin(t, s, uc, time);
+		return;
+	}
 	entry = start;
 	while (level < r.ncallers && (fv_rand(s) & 0xffff) < fv_p.caller_p16)
 		level++;
@@ -465,8 +470,30 @@ static void fv_calibrate(struct agent_thread *t)
 
 static void fv_thread_start(struct agent_thread *t)
 {
+	struct fv_thread *s = t->state;
+
+	s->born = agent_now();
 	if (!fv_calibrated)
 		fv_calibrate(t);
+}
+
+/* The thread's metrics all told: counters count from its start. */
+static void fv_total(struct agent_thread *t, struct fv_thread *s)
+{
+	struct rec_fvar_total r = { 0 };
+	uint64_t now = agent_now();
+
+	if (fv_metrics(t, now, r.v))
+		return;
+	for (uint32_t k = 0; k < fv_p.nmetrics; k++)
+		if (fv_p.metric[k].src == FV_SRC_WALL)
+			r.v[k] = now - s->born;
+	r.pid = (uint32_t)agent_g.pid;
+	r.tid = (uint32_t)t->tid;
+	r.time = now;
+	r.nmetrics = fv_p.nmetrics;
+	if (arena_write(&agent_g.arena, &r, sizeof(r), REC_FVAR_TOTAL))
+		t->st.dropped++;
 }
 
 static void fv_thread_stop(struct agent_thread *t)
@@ -477,6 +504,7 @@ static void fv_thread_stop(struct agent_thread *t)
 		fv_drop(t, &s->open[--s->nopen], agent_now(), FV_DROP_THREAD_END);
 	wpt_disarm(&t->wp, WP_RET);
 	wpt_disarm(&t->wp, WP_ENTRY);
+	fv_total(t, s);
 }
 
 const struct agent_tool fvar_agent = {

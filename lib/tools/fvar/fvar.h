@@ -40,13 +40,14 @@ struct fvar_params {
 	/* At a sample, the function measured is the sampled one, or with
 	 * this probability (per 65536) each time, one caller further out. */
 	uint32_t caller_p16;
-	uint32_t flags;      /* FV_F_* */
+	uint32_t pad;
 	struct fvar_metric metric[FV_MAX_METRICS];
 };
 AGENT_PARAMS_CHECK(struct fvar_params);
 
-/* fvar_params.flags */
-#define FV_F_CALLS 0x1 /* samples come from a pmu call event, at callee entries */
+/* agent_event.kind of a pmu sampling event of retired calls: a sample
+ * stands at the callee's entry (else samples stand for time). */
+#define FV_EV_CALLS (AGENT_EV_TOOL + 1)
 
 #define REC_FVAR_BLOCK 1
 enum fvar_rec_type {
@@ -54,6 +55,7 @@ enum fvar_rec_type {
 	REC_FVAR_DROP = REC_TOOL_TYPE(REC_FVAR_BLOCK, 1),   /* one not measured, and why */
 	REC_FVAR_SAMPLE = REC_TOOL_TYPE(REC_FVAR_BLOCK, 2), /* a sample and its callers */
 	REC_FVAR_CALIB = REC_TOOL_TYPE(REC_FVAR_BLOCK, 3),  /* what measuring adds */
+	REC_FVAR_TOTAL = REC_TOOL_TYPE(REC_FVAR_BLOCK, 4),  /* a thread's metrics, all told */
 };
 
 /* One instance of the function at `entry`, called from the call that
@@ -101,8 +103,19 @@ struct rec_fvar_sample {
 	uint32_t pid, tid;
 	uint64_t time;
 	uint64_t ip;
-	uint32_t ncallers, pad;
+	uint32_t ncallers, flags; /* FV_SAMPLE_* */
 	uint64_t caller[FV_MAX_CALLERS];
+};
+#define FV_SAMPLE_CALL 0x1 /* a pmu call sample: ip is the callee's entry */
+
+/* A thread's metrics over its whole life, when it ends: what shares of
+ * call-sampled runs are taken of. */
+struct rec_fvar_total {
+	struct rec_hdr h;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t nmetrics, pad;
+	uint64_t v[FV_MAX_METRICS];
 };
 
 /* A process's calibration: the median of each metric over `runs`
@@ -115,6 +128,9 @@ struct rec_fvar_calib {
 	uint64_t bias[FV_MAX_METRICS];
 };
 
+REC_SIZE_IS(rec_fvar_total, 64);
+REC_FIELD(rec_fvar_total, nmetrics, 24);
+REC_FIELD(rec_fvar_total, v, 32);
 REC_SIZE_IS(rec_fvar_calib, 56);
 REC_FIELD(rec_fvar_calib, runs, 12);
 REC_FIELD(rec_fvar_calib, bias, 24);
@@ -137,6 +153,7 @@ REC_SIZE_IS(rec_fvar_sample, 104);
 REC_FIELD(rec_fvar_sample, time, 16);
 REC_FIELD(rec_fvar_sample, ip, 24);
 REC_FIELD(rec_fvar_sample, ncallers, 32);
+REC_FIELD(rec_fvar_sample, flags, 36);
 REC_FIELD(rec_fvar_sample, caller, 40);
 
 #endif

@@ -196,6 +196,11 @@ static int fv_add_sample(struct fv_acc *a, const struct profile *p,
 
 	a->m.samples++;
 	fv_first(a, r->time);
+	/* A call sample counts a call of the function it stands at, alone. */
+	if (r->flags & FV_SAMPLE_CALL) {
+		a->m.call_samples = 1;
+		n = 0;
+	}
 	for (uint32_t k = 0; k <= n; k++) {
 		uint64_t addr = k ? r->caller[k - 1] : r->ip, ret = k < n ? r->caller[k] : 0;
 		const struct prof_sym *s = profile_sym(p, r->pid, r->time, SYM_CODE, addr);
@@ -235,9 +240,18 @@ static int fv_add_calib(struct fv_acc *a, const struct rec_fvar_calib *r)
 	return 0;
 }
 
+static int fv_add_total(struct fv_acc *a, const struct rec_fvar_total *r)
+{
+	for (uint32_t k = 0; k < r->nmetrics && k < FV_MAX_METRICS; k++)
+		a->m.total[k] += (double)r->v[k];
+	return 0;
+}
+
 static int fv_acc_add(struct fv_acc *a, const struct profile *p, const struct rec_hdr *h)
 {
 	switch (h->type) {
+	case REC_FVAR_TOTAL:
+		return fv_add_total(a, (const struct rec_fvar_total *)h);
 	case REC_FVAR_CALIB:
 		return fv_add_calib(a, (const struct rec_fvar_calib *)h);
 	case REC_FVAR_INST:
@@ -255,7 +269,6 @@ static void fv_metrics(struct fv_model *m, const struct profile *p)
 {
 	const char *v = profile_meta(p, "metrics");
 	const char *period = profile_meta(p, "period");
-	const char *unit = profile_meta(p, "period_unit");
 
 	m->nmetrics = 0;
 	while (v && *v && m->nmetrics < FV_MAX_METRICS) {
@@ -267,7 +280,7 @@ static void fv_metrics(struct fv_model *m, const struct profile *p)
 		m->nmetrics++;
 		v += len + (v[len] == ',');
 	}
-	m->period_ns = period && unit && !strcmp(unit, "ns") ? strtod(period, NULL) : 0;
+	m->period = period ? strtod(period, NULL) : 0;
 	m->flag_share = FV_FLAG_SHARE;
 	m->flag_cv = FV_FLAG_CV;
 	m->flag_cv_threads = FV_FLAG_CV_THREADS;
@@ -281,6 +294,9 @@ static void fv_metrics(struct fv_model *m, const struct profile *p)
 
 double fv_share(const struct fv_model *m, const struct fv_stats *st)
 {
+	if (m->call_samples)
+		return m->nmetrics && m->total[0] > 0 ?
+		       fv_calls(m, st) * st->m[0].mean / m->total[0] : 0;
 	return m->samples ? (double)st->samples / (double)m->samples : 0;
 }
 
@@ -288,12 +304,14 @@ double fv_calls(const struct fv_model *m, const struct fv_stats *st)
 {
 	int k = -1;
 
+	if (m->call_samples)
+		return (double)st->samples * m->period;
 	for (uint32_t i = 0; i < m->nmetrics; i++)
 		if (!strcmp(m->metric[i], "cpu") || (k < 0 && !strcmp(m->metric[i], "wall")))
 			k = (int)i;
-	if (k < 0 || !m->period_ns || !st->m[k].n || st->m[k].mean <= 0)
+	if (k < 0 || !m->period || !st->m[k].n || st->m[k].mean <= 0)
 		return 0;
-	return (double)st->samples * m->period_ns / st->m[k].mean;
+	return (double)st->samples * m->period / st->m[k].mean;
 }
 
 /* cv_intra and cv_threads of function f from its threads' parts. */
@@ -313,7 +331,10 @@ static void fv_spread(struct fv_model *m, uint32_t f)
 		n += t->m0.n;
 		groups += t->m0.n > 0;
 		if (t->samples) {
-			welford_add(&tot, (double)t->samples);
+			/* Call samples count calls: a thread's time is its calls
+			 * times its mean instance. */
+			welford_add(&tot, m->call_samples ? (double)t->samples * t->m0.mean :
+					  (double)t->samples);
 			st->nthreads++;
 		}
 	}
@@ -424,8 +445,7 @@ static int fv_fold(struct profile *p, const struct rec_hdr *r)
 	struct fv_state *s;
 	int err;
 
-	if (r->type != REC_FVAR_INST && r->type != REC_FVAR_DROP && r->type != REC_FVAR_SAMPLE &&
-	    r->type != REC_FVAR_CALIB)
+	if (r->type < REC_FVAR_INST || r->type > REC_FVAR_TOTAL)
 		return 1;
 	s = fv_state(p);
 	if (!s)
@@ -527,6 +547,8 @@ static const struct rec_desc fv_types[] = {
 	  sizeof(struct rec_fvar_sample), "REC_FVAR_SAMPLE", fv_check_sample },
 	{ REC_FVAR_CALIB, REC_T_AGENT, sizeof(struct rec_fvar_calib),
 	  sizeof(struct rec_fvar_calib), "REC_FVAR_CALIB", NULL },
+	{ REC_FVAR_TOTAL, REC_T_AGENT, sizeof(struct rec_fvar_total),
+	  sizeof(struct rec_fvar_total), "REC_FVAR_TOTAL", NULL },
 };
 
 static int fv_sym(const struct rec_hdr *h, prof_need_fn need, void *ctx)
@@ -570,6 +592,8 @@ static int fv_merge(struct rec_hdr *h, prof_pid_fn pid, void *ctx)
 		return pid(ctx, &((struct rec_fvar_sample *)h)->pid);
 	case REC_FVAR_CALIB:
 		return pid(ctx, &((struct rec_fvar_calib *)h)->pid);
+	case REC_FVAR_TOTAL:
+		return pid(ctx, &((struct rec_fvar_total *)h)->pid);
 	}
 	return 0;
 }

@@ -83,17 +83,22 @@ struct fv_model {
 	uint64_t instances;
 	uint64_t drops[FV_NCAUSE];
 	uint64_t start;     /* the run's first time, ns */
+	int call_samples;   /* samples are of calls (pmu), not of time */
+	double total[FV_MAX_METRICS]; /* the threads' metrics all told (rec_fvar_total) */
 	uint32_t calib_runs; /* the first process's calibration (rec_fvar_calib) */
 	double bias[FV_MAX_METRICS];
-	double period_ns;   /* soft: CPU ns a sample stands for; 0 if unknown */
+	double period;      /* what a sample stands for: CPU ns (soft), events (pmu) */
 	double flag_share, flag_cv, flag_cv_threads;
 };
 
 /* The model of p, built on first use and kept with p; NULL on failure. */
 const struct fv_model *fvar_of(const struct profile *p);
-/* The share of the run's samples a function or context was on the stack for. */
+/* The share of the run a function or context took: of the samples it was
+ * on the stack for; of the threads' first metric all told, for call
+ * samples (its calls times its mean instance). */
 double fv_share(const struct fv_model *m, const struct fv_stats *st);
-/* Calls estimated from its time and its mean instance; 0 if unknown. */
+/* Its calls: call samples times the period; else estimated from its time
+ * and its mean instance; 0 if unknown. */
 double fv_calls(const struct fv_model *m, const struct fv_stats *st);
 const char *fv_cause_name(int cause);
 

@@ -157,16 +157,14 @@ static int fv_metric(struct run_opts *o, struct fvar_params *fp, const char *nam
 		fp->nmetrics++;
 		return 0;
 	}
-	if (!hw) {
-		fprintf(stderr, "cdt fvar: -e %s needs a hardware PMU, and this host has none\n",
-			name);
-		fv_list_soft();
-		return -EINVAL;
-	}
 	ev = &o->counter[o->ncounters];
 	r = events_encode(name, 0, ev, err, sizeof(err));
-	if (r) {
-		fprintf(stderr, "cdt fvar: -e %s: %s\n", name, err);
+	if (r || !hw) {
+		if (r)
+			fprintf(stderr, "cdt fvar: -e %s: %s\n", name, err);
+		else
+			fprintf(stderr, "cdt fvar: -e %s needs a hardware PMU, and this host has "
+				"none\n", name);
 		fv_list_soft();
 		return -EINVAL;
 	}
@@ -224,19 +222,52 @@ static int fvar_print(const struct profile *p)
 	return view_print_report(p, fvar_views, fvar_report, &pr);
 }
 
-/* Sampling with a PMU: cycles, so a sample stands for time as the soft
- * source's do; the entry breakpoint then picks the instance. */
-static int fvar_pmu_sample(const struct events_host *h, uint64_t period, struct agent_event *ev,
-			   uint32_t *nev, char *names, size_t nlen, char *err, size_t errlen)
+/*
+ * The pmu source's sampling event: retired near calls, precise, where the
+ * CPU has such an event (Intel since Nehalem: BR_INST_RETIRED:NEAR_CALL),
+ * as the paper does: a sample stands at the callee's entry and is the
+ * instance.  AMD's and Arm's PMUs count no retired calls as such, and a
+ * host without PEBS cannot make the sample precise: there cycles sample
+ * time, and the entry breakpoint picks the instance, as without a PMU.
+ * Rows are tried in order; the first that encodes and opens is used.
+ */
+static const struct {
+	const char *event;
+	uint32_t kind;           /* FV_EV_CALLS, or 0: time */
+	uint64_t period;         /* default */
+} fv_pmu_rows[] = {
+	/* 1 in ~1M calls: 100 per second at 100M calls per second. */
+	{ "BR_INST_RETIRED:NEAR_CALL:precise=2", FV_EV_CALLS, 1000003 },
+	{ "cycles", 0, FV_PMU_DEFAULT_PERIOD },
+};
+
+int fvar_pmu_sample(const struct events_host *h, uint64_t period, struct agent_event *ev,
+		    uint32_t *nev, char *names, size_t nlen, char *err, size_t errlen)
 {
-	int r = events_encode("cycles", period, &ev[0], err, errlen);
+	int r = -ENOENT;
 
 	(void)h;
-	if (r)
-		return r;
-	*nev = 1;
-	snprintf(names, nlen, "cycles");
-	return 0;
+	for (size_t i = 0; i < sizeof(fv_pmu_rows) / sizeof(fv_pmu_rows[0]); i++) {
+		uint64_t per = period ? period : fv_pmu_rows[i].period;
+
+		if (!strcmp(fv_pmu_rows[i].event, "cycles")) {
+			/* The kernel's generic event: every PMU it drives has it. */
+			memset(&ev[0], 0, sizeof(ev[0]));
+			ev[0].type = PERF_TYPE_HARDWARE;
+			ev[0].config = PERF_COUNT_HW_CPU_CYCLES;
+			ev[0].period = per;
+			r = 0;
+		} else {
+			r = events_encode(fv_pmu_rows[i].event, per, &ev[0], err, errlen);
+		}
+		if (r || (fv_pmu_rows[i].kind && events_try_open(&ev[0])))
+			continue;
+		ev[0].kind = fv_pmu_rows[i].kind;
+		*nev = 1;
+		snprintf(names, nlen, "%s", fv_pmu_rows[i].event);
+		return 0;
+	}
+	return r ? r : -ENOENT;
 }
 
 const struct run_ops fvar_run = {

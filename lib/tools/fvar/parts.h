@@ -23,6 +23,12 @@ int fvar_timeline(const struct profile *p, const struct view_opts *o,
 int fvar_tui(const struct profile *p, const struct view *views, struct tui_screen **s,
 	     size_t *n, size_t max);                /* tui.c */
 
+/* options.c: the pmu source's sampling event (struct source_req) */
+struct agent_event;
+struct events_host;
+int fvar_pmu_sample(const struct events_host *h, uint64_t period, struct agent_event *ev,
+		    uint32_t *nev, char *names, size_t nlen, char *err, size_t errlen);
+
 /* views.c, for tui.c */
 void fvar_func_name(const struct profile *p, const struct fv_func *f, char *buf, size_t len);
 void fvar_value_text(const struct fv_model *m, uint32_t k, double v, char *buf, size_t len);
