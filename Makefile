@@ -188,7 +188,7 @@ fuzz: $(B)/agent_blob.o | $(B)/.deps
 	  FUZZ_LIB_CFLAGS="$(PC_CFLAGS)" FUZZ_LIB_LIBS="$(LIBS) -ldl"
 
 bench: cdt $(WORK_BIN) $(GEN_BIN)
-	@sh tests/bench/run.sh record && echo && sh tests/bench/run.sh comm
+	@sh tests/bench/run.sh record && echo && sh tests/bench/run.sh comm && echo && sh tests/bench/run.sh fvar
 	@echo && sh tests/bench/tui_open.sh
 	@echo && sh tests/bench/report.sh
 

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Overhead benchmark of a cdt tool (make bench runs it for record and comm).
+# Overhead benchmark of a cdt tool (make bench runs it for each).
 #
-#   tests/bench/run.sh [record|comm]      (default record)
+#   tests/bench/run.sh [record|comm|fvar]      (default record)
 #
 # For each workload it runs BENCH_ROUNDS rounds (default 5); each round
 # runs the program plain and under `cdt TOOL -q`, alternating which goes
@@ -9,7 +9,12 @@
 # threads 4, stencil, then trap costs and soft accuracy.  comm: the same
 # three (the comm ground-truth workloads run for a fixed wall time, so
 # they cannot show a slowdown), then stencil, the larger kernel, at 2, 4,
-# 8 and 16 threads for how overhead scales with threads.  What is measured (tests/bench/rusage.c):
+# 8 and 16 threads for how overhead scales with threads.  fvar: its
+# workloads with a fixed amount of work (fvar_shapes -N: mix, recursive,
+# 1 us calls, an imbalance of 4 threads), programs cdt's authors did not
+# write (xz, zstd, sort, where installed), then the peer: uftrace recording
+# every call of the same 1 us-call program built with -pg, against the
+# same plain and against cdt fvar on it.  What is measured (tests/bench/rusage.c):
 #
 #   plain s     wall time of the plain program
 #   cdt s       wall time of the whole `cdt record` command: start, the
@@ -55,11 +60,11 @@
 set -u
 
 TOOL=${1:-record}
-case $TOOL in record | comm) ;; *) echo "usage: run.sh [record|comm]" >&2; exit 2 ;; esac
+case $TOOL in record | comm | fvar) ;; *) echo "usage: run.sh [record|comm|fvar]" >&2; exit 2 ;; esac
 . "$(dirname "$0")/lib.sh"
 W=$BUILD/workloads
 ROUNDS=${BENCH_ROUNDS:-5}
-for w in arrays threads stencil watchme comm_p2p comm_falseshare; do
+for w in arrays threads stencil watchme comm_p2p comm_falseshare fvar_shapes fvar_shapes_pg; do
 	[ -x "$W/$w" ] || die "no workload $W/$w (make workloads)"
 done
 need_count BENCH_ROUNDS "$ROUNDS"
@@ -109,18 +114,20 @@ header() {
 		"us/smp in" "us/smp all" "steps/smp" traps "us/trap in"
 }
 
-# bench TAG PROGRAM ARGS...: the rounds of one workload, one table row.
+# bench TAG PROGRAM ARGS...: the rounds of one workload, one table row;
+# PROGRAM is a workload's name, or an absolute path.
 bench() {
 	name=$1 prog=$2
 	shift 2
+	case $prog in /*) path=$prog ;; *) path=$W/$prog ;; esac
 	: >"$tmp/$name.samples"
 	for r in $(seq 1 "$ROUNDS"); do
 		if [ $((r % 2)) -eq 1 ]; then
-			run_plain "$name" "$W/$prog" "$@"
-			run_cdt "$name" "$tmp/$name.$r.data" ${BENCH_OPTS:-} -- "$W/$prog" "$@"
+			run_plain "$name" "$path" "$@"
+			run_cdt "$name" "$tmp/$name.$r.data" ${BENCH_OPTS:-} -- "$path" "$@"
 		else
-			run_cdt "$name" "$tmp/$name.$r.data" ${BENCH_OPTS:-} -- "$W/$prog" "$@"
-			run_plain "$name" "$W/$prog" "$@"
+			run_cdt "$name" "$tmp/$name.$r.data" ${BENCH_OPTS:-} -- "$path" "$@"
+			run_plain "$name" "$path" "$@"
 		fi
 		d=$tmp/$name.$r.data
 		echo "$(kv "$d" samples_taken) $(kv "$d" us_per_sample) $(kv "$d" single_steps)" \
@@ -129,7 +136,7 @@ bench() {
 	fields "$tmp/$name.plain" >"$tmp/p"
 	fields "$tmp/$name.cdt" >"$tmp/c"
 	fields "$tmp/$name.target" >"$tmp/t"
-	paste -d' ' "$tmp/p" "$tmp/c" "$tmp/t" "$tmp/$name.samples" | awk -v name="$prog $*" "$MEDIAN_AWK"'
+	paste -d' ' "$tmp/p" "$tmp/c" "$tmp/t" "$tmp/$name.samples" | awk -v name="${prog##*/} $*" "$MEDIAN_AWK"'
 	{
 		n++
 		pw[n] = $1; cw[n] = $4; tx[n] = $4 / $1; cx[n] = $5 / $2; px[n] = $7 / $1
@@ -145,6 +152,46 @@ bench() {
 			median(us, n), median(all, n), median(st, n), median(tp, n), median(ut, n)
 	}'
 }
+
+# peer TAG PROGRAM ARGS...: uftrace recording every call of PROGRAM, the
+# same plain, and cdt fvar on it, alternating, medians: one row.
+peer() {
+	name=$1 path=$2
+	shift 2
+	rm -f "$tmp/peer.plain" "$tmp/peer.uft" "$tmp/peer.fvar"
+	for r in $(seq 1 "$ROUNDS"); do
+		"$R" -o "$tmp/peer.plain" "$path" "$@" >/dev/null 2>&1 || die "$path $* failed"
+		rm -rf "$tmp/uft"
+		"$R" -o "$tmp/peer.uft" uftrace record -d "$tmp/uft" "$path" "$@" >/dev/null 2>&1 ||
+			die "uftrace record $path $* failed"
+		"$R" -o "$tmp/peer.fvar" "$CDT" fvar -q -o "$tmp/peer.data" "$path" "$@" >/dev/null 2>&1 ||
+			die "cdt fvar $path $* failed"
+	done
+	fields "$tmp/peer.plain" >"$tmp/p"
+	fields "$tmp/peer.uft" >"$tmp/u"
+	fields "$tmp/peer.fvar" >"$tmp/f"
+	paste -d' ' "$tmp/p" "$tmp/u" "$tmp/f" | awk -v name="$name" "$MEDIAN_AWK"'
+	{ n++; pw[n] = $1; ux[n] = $4 / $1; fx[n] = $7 / $1 }
+	END { printf "%-26s %8.2f %11.2f %10.2f\n", name, median(pw, n), median(ux, n), median(fx, n) }'
+}
+
+if [ "$TOOL" = fvar ]; then
+	header
+	bench mix fvar_shapes -m mix -N 4000
+	bench recursive fvar_shapes -m recursive -N 1000
+	bench tiny fvar_shapes -m tiny -u 1000 -N 10000
+	bench imbalance fvar_shapes -m imbalance -n 4 -r 4000
+	# Programs cdt's authors did not write, on a file of their own making.
+	head -c 30000000 /dev/urandom | od -An -tx1 | head -c 40000000 >"$tmp/in.txt"
+	command -v xz >/dev/null && bench xz "$(command -v xz)" -T1 -6 -c -k "$tmp/in.txt"
+	command -v zstd >/dev/null && bench zstd "$(command -v zstd)" -T1 -15 -c "$tmp/in.txt"
+	command -v sort >/dev/null && bench sort "$(command -v sort)" --parallel=2 -S 64M "$tmp/in.txt"
+	if command -v uftrace >/dev/null; then
+		printf '\n%-26s %8s %11s %10s\n' "1 us calls, -pg build" "plain s" "uftrace x" "cdt fvar x"
+		peer "fvar_shapes_pg -m tiny" "$W/fvar_shapes_pg" -m tiny -u 1000 -N 10000
+	fi
+	exit 0
+fi
 
 if [ "$TOOL" = comm ]; then
 	header

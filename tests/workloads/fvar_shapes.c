@@ -24,11 +24,15 @@
  *   -m tiny       tiny() costs 1 unit (about 1 us at -u 1000): millions
  *                 of calls, for overhead that must not grow with them.
  *
+ * -N LOOPS runs that many iterations of a thread's loop (a batch of 100
+ * calls for tiny) instead of -t CPU seconds: a fixed amount of work, for
+ * overhead benchmarks.
+ *
  * -T FILE writes the truth measured around every call of each function
  * with the thread's CPU clock: "function calls mean_ns cv" per line.
  *
- * Usage: fvar_shapes [-m MODE] [-n THREADS] [-t CPU_SECONDS] [-u ITERS]
- *                    [-r ROUNDS] [-T FILE]
+ * Usage: fvar_shapes [-m MODE] [-n THREADS] [-t CPU_SECONDS | -N LOOPS]
+ *                    [-u ITERS] [-r ROUNDS] [-T FILE]
  * Exit 0; 2 on bad usage.
  */
 #include <math.h>
@@ -71,6 +75,7 @@ static double seconds = 1.0;
 static uint64_t unit = 20000;
 static const char *truth_file;
 static int rounds = 2000;
+static long iters; /* -N: loop iterations per thread instead of -t */
 
 static uint64_t ns_cpu(void)
 {
@@ -174,7 +179,7 @@ static void *run(void *arg)
 			TIMED(w, F_SHARE, share(w->k, x + w->sink));
 		return NULL;
 	}
-	while (cputime_now() < end) {
+	for (long it = 0; iters ? it < iters : cputime_now() < end; it++) {
 		if (!strcmp(mode, "mix")) {
 			TIMED(w, F_BIMODAL, bimodal(xrand(w) & 1, x + w->sink));
 			TIMED(w, F_STEADY, steady(x + w->sink));
@@ -202,7 +207,7 @@ static void *run(void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: fvar_shapes [-m mix|imbalance|recursive|longjmp|lib|tiny] [-n THREADS] "
-			"[-t CPU_SECONDS] [-u ITERS] [-r ROUNDS] [-T FILE]\n");
+			"[-t CPU_SECONDS | -N LOOPS] [-u ITERS] [-r ROUNDS] [-T FILE]\n");
 	exit(2);
 }
 
@@ -211,7 +216,7 @@ int main(int argc, char **argv)
 	static struct worker w[MAX_THREADS];
 	int c;
 
-	while ((c = getopt(argc, argv, "m:n:t:u:r:T:")) != -1) {
+	while ((c = getopt(argc, argv, "m:n:t:u:r:N:T:")) != -1) {
 		switch (c) {
 		case 'm':
 			mode = optarg;
@@ -228,6 +233,9 @@ int main(int argc, char **argv)
 		case 'r':
 			rounds = atoi(optarg);
 			break;
+		case 'N':
+			iters = atol(optarg);
+			break;
 		case 'T':
 			truth_file = optarg;
 			break;
@@ -236,6 +244,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (nthreads < 1 || nthreads > MAX_THREADS || seconds <= 0 || !unit || rounds < 1 ||
+	    iters < 0 ||
 	    (strcmp(mode, "mix") && strcmp(mode, "imbalance") && strcmp(mode, "recursive") &&
 	     strcmp(mode, "longjmp") && strcmp(mode, "lib") && strcmp(mode, "tiny")))
 		usage();

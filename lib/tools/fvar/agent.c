@@ -40,8 +40,6 @@
 #include "lib/agent/agent.h"
 #include "lib/tools/fvar/fvar.h"
 
-#define WP_RET 0   /* the innermost open instance's return slot */
-#define WP_ENTRY 1 /* the entry of the function to measure next */
 
 struct fv_open {
 	uint64_t slot, ret, entry, time;
@@ -60,6 +58,11 @@ struct fv_thread {
 	int jumped;       /* AGENT_JUMP_* seen since the last event, or 0 */
 	uint64_t jump_sp; /* the stack pointer when it was seen */
 	uint64_t want;    /* the entry breakpoint's address, 0 if none */
+	/* Debug registers: wret watches the innermost open instance's return
+	 * slot, went holds the entry breakpoint.  They trade roles when an
+	 * entry opens the only instance: the entry's register becomes the
+	 * watch in one ioctl, instead of a disarm and an arm. */
+	int wret, went;
 	uint64_t own_ns;  /* handler time so far */
 	uint64_t events;  /* samples and traps so far */
 	uint64_t born;    /* when the thread started */
@@ -145,12 +148,12 @@ static void fv_watch_top(struct agent_thread *t, struct fv_thread *s, uint64_t t
 	while (s->nopen) {
 		struct fv_open *o = &s->open[s->nopen - 1];
 
-		if (!wpt_arm(&t->wp, WP_RET, o->slot, 8, WPT_RW, o->slot))
+		if (!wpt_arm(&t->wp, s->wret, o->slot, 8, WPT_RW, o->slot))
 			return;
 		fv_drop(t, o, time, FV_DROP_ARM);
 		s->nopen--;
 	}
-	wpt_disarm(&t->wp, WP_RET);
+	wpt_disarm(&t->wp, s->wret);
 }
 
 /* After a longjmp or throw: the instances whose slots the stack pointer
@@ -224,23 +227,33 @@ static uint32_t fv_callers(uint64_t sp, uint64_t callee, uint64_t *out)
  * address): open an instance, watch its slot, and read V_call last, so
  * the handler's own time is not in it.
  */
-static void fv_begin(struct agent_thread *t, struct fv_thread *s, ucontext_t *uc, uint64_t time)
+static void fv_begin(struct agent_thread *t, struct fv_thread *s, ucontext_t *uc, uint64_t time,
+		     int check)
 {
 	uint64_t sp = fv_sp(uc), ret = 0, target = 0, now;
 	struct fv_open *o, tmp = { .entry = fv_ip(uc) };
 	unsigned char code[7];
 
-	if (fv_read(sp, &ret, sizeof(ret)) != sizeof(ret) ||
-	    fv_read(ret - sizeof(code), code, sizeof(code)) != sizeof(code) ||
-	    decode_call_before(code, sizeof(code), ret, &target) <= 0) {
+	/* [rsp] is read directly unless it is the watched slot (a frame gone
+	 * without a trap yet): the handler must not trip its own watch. */
+	if (s->nopen && s->open[s->nopen - 1].slot == sp) {
+		if (fv_read(sp, &ret, sizeof(ret)) != sizeof(ret))
+			ret = 0;
+	} else {
+		ret = *(const uint64_t *)(uintptr_t)sp;
+	}
+	/* A sample may have skidded past the entry, where [rsp] is anything;
+	 * an entry breakpoint stops exactly at the first instruction. */
+	if (!ret || (check && (fv_read(ret - sizeof(code), code, sizeof(code)) != sizeof(code) ||
+			       decode_call_before(code, sizeof(code), ret, &target) <= 0))) {
 		tmp.ret = ret;
 		fv_drop(t, &tmp, time, FV_DROP_NOT_CALLED);
-		goto out;
+		goto fail;
 	}
 	if (s->nopen >= fv_p.depth) {
 		tmp.ret = ret;
 		fv_drop(t, &tmp, time, FV_DROP_DEPTH);
-		goto out;
+		goto fail;
 	}
 	o = &s->open[s->nopen++];
 	o->slot = sp;
@@ -264,6 +277,9 @@ static void fv_begin(struct agent_thread *t, struct fv_thread *s, ucontext_t *uc
 		if (fv_p.metric[i].src == FV_SRC_WALL)
 			o->v0[i] = now;
 	return;
+fail:
+	/* The watch register may hold the entry breakpoint (fv_trap). */
+	fv_watch_top(t, s, time);
 out:
 	s->own_ns += agent_now() - time;
 }
@@ -290,7 +306,7 @@ static void fv_tick(struct agent_thread *t, ucontext_t *uc, uint64_t time)
 		r.flags = FV_SAMPLE_CALL;
 		if (arena_write(&agent_g.arena, &r, sizeof(r), REC_FVAR_SAMPLE))
 			t->st.dropped++;
-		fv_begin(t, s, uc, time);
+		fv_begin(t, s, uc, time, 1);
 		return;
 	}
 	entry = start;
@@ -299,7 +315,7 @@ static void fv_tick(struct agent_thread *t, ucontext_t *uc, uint64_t time)
 	if (level && functab_find(r.caller[level - 1], &start, &end))
 		entry = start;
 	if (entry != s->want) {
-		if (wpt_arm(&t->wp, WP_ENTRY, entry, sizeof(long), WPT_X, entry))
+		if (wpt_arm(&t->wp, s->went, entry, sizeof(long), WPT_X, entry))
 			s->want = 0;
 		else
 			s->want = entry;
@@ -357,7 +373,7 @@ static void fv_slot(struct agent_thread *t, struct fv_thread *s, ucontext_t *uc,
 	struct fv_open *o;
 
 	if (!s->nopen) {
-		wpt_disarm(&t->wp, WP_RET);
+		wpt_disarm(&t->wp, s->wret);
 		return;
 	}
 	o = &s->open[s->nopen - 1];
@@ -387,16 +403,23 @@ static void fv_trap(struct agent_thread *t, struct rec_trap *tr, ucontext_t *uc)
 	struct fv_thread *s = t->state;
 
 	s->events++;
-	if (tr->slot == WP_ENTRY) {
-		/* One instance per sample: the breakpoint is done. */
-		wpt_disarm(&t->wp, WP_ENTRY);
+	if (tr->slot == s->went) {
+		/* One instance per sample: the breakpoint is done.  With no
+		 * instance open its register becomes the watch (fv_begin
+		 * retargets it); else it is disarmed. */
 		s->want = 0;
 		if (fv_unwound(t, s, fv_sp(uc), tr->time))
 			fv_watch_top(t, s, tr->time);
-		fv_begin(t, s, uc, tr->time);
+		if (!s->nopen) {
+			s->went = s->wret;
+			s->wret = tr->slot;
+		} else {
+			wpt_disarm(&t->wp, s->went);
+		}
+		fv_begin(t, s, uc, tr->time, 0);
 		return; /* it counted its own time */
 	}
-	if (tr->slot == WP_RET)
+	if (tr->slot == s->wret)
 		fv_slot(t, s, uc, tr->time);
 	s->own_ns += agent_now() - tr->time;
 }
@@ -447,12 +470,12 @@ static void fv_calibrate(struct agent_thread *t)
 	for (int i = 0; i < FV_CALIB_RUNS; i++) {
 		uint64_t entry = (uint64_t)(uintptr_t)fv_empty;
 
-		if (wpt_arm(&t->wp, WP_ENTRY, entry, sizeof(long), WPT_X, entry))
+		if (wpt_arm(&t->wp, s->went, entry, sizeof(long), WPT_X, entry))
 			break;
 		s->want = entry;
 		fn();
 	}
-	wpt_disarm(&t->wp, WP_ENTRY);
+	wpt_disarm(&t->wp, s->went);
 	s->want = 0;
 	s->calib = NULL;
 	if (s->ncalib < FV_CALIB_RUNS / 2)
@@ -473,6 +496,8 @@ static void fv_thread_start(struct agent_thread *t)
 	struct fv_thread *s = t->state;
 
 	s->born = agent_now();
+	s->wret = 0;
+	s->went = 1;
 	if (!fv_calibrated)
 		fv_calibrate(t);
 }
@@ -502,8 +527,8 @@ static void fv_thread_stop(struct agent_thread *t)
 
 	while (s->nopen)
 		fv_drop(t, &s->open[--s->nopen], agent_now(), FV_DROP_THREAD_END);
-	wpt_disarm(&t->wp, WP_RET);
-	wpt_disarm(&t->wp, WP_ENTRY);
+	wpt_disarm(&t->wp, s->wret);
+	wpt_disarm(&t->wp, s->went);
 	fv_total(t, s);
 }
 
