@@ -407,3 +407,31 @@ void table_print_csv(const struct table *t, FILE *f)
 		fputc('\n', f);
 	}
 }
+
+void table_print_items(const struct table *t, FILE *f, int width)
+{
+	if (t->title)
+		fprintf(f, "%s\n", t->title);
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *s = t->cells[r * (size_t)t->ncols];
+		int col = 2;
+
+		fputs("- ", f);
+		while (*s) {
+			size_t w = strcspn(s, " ");
+
+			if (width > 0 && col > 2 && col + 1 + (int)w > width) {
+				fputs("\n  ", f);
+				col = 2;
+			} else if (col > 2) {
+				fputc(' ', f);
+				col++;
+			}
+			fwrite(s, 1, w, f);
+			col += (int)w;
+			s += w;
+			s += strspn(s, " ");
+		}
+		fputc('\n', f);
+	}
+}

@@ -45,5 +45,8 @@ void table_top(struct table *t, size_t n);
 /* width 0: no limit.  Overlong cells of the widest column are cut. */
 void table_print_text(const struct table *t, FILE *f, int width);
 void table_print_csv(const struct table *t, FILE *f);
+/* A one-column table as prose: its title, then each cell as a bullet
+ * ("- ") wrapped at spaces to width columns (0: no limit). */
+void table_print_items(const struct table *t, FILE *f, int width);
 
 #endif

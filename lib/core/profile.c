@@ -1004,3 +1004,24 @@ int profile_read(struct profile *p, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "corrupt: %s", p->why);
 	return r;
 }
+
+void *profile_cache(const struct profile *p, size_t size, void (*free_data)(void *data))
+{
+	struct prof_cache *c;
+	void *data;
+
+	if (p->cache)
+		return p->cache->data;
+	data = calloc(1, size);
+	c = malloc(sizeof(*c));
+	if (!data || !c) {
+		free(data);
+		free(c);
+		return NULL;
+	}
+	c->data = data;
+	c->free = free_data;
+	/* Memoized in the profile; no profile object is ever defined const. */
+	((struct profile *)p)->cache = c;
+	return data;
+}

@@ -89,6 +89,11 @@ struct prof_cache {
 	void *data;
 	void (*free)(void *data);
 };
+struct profile;
+/* The tool's state kept with p: size bytes, zeroed, made on first use
+ * and given to free_data (which frees it) with the profile; NULL on
+ * ENOMEM.  Views take a const profile; this is the one thing they add. */
+void *profile_cache(const struct profile *p, size_t size, void (*free_data)(void *data));
 
 struct profile;
 

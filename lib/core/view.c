@@ -132,3 +132,16 @@ int view_summary_errors(const struct profile *p, struct table *t)
 	return err ? -ENOMEM : 0;
 }
 #undef KV
+
+int view_items_text(int (*build)(const struct profile *p, const struct view_opts *o,
+				 struct table *t),
+		    const struct profile *p, const struct view_opts *o, FILE *f, int width)
+{
+	struct table t = { 0 };
+	int err = build(p, o, &t);
+
+	if (!err)
+		table_print_items(&t, f, width);
+	table_free(&t);
+	return err ? err : ferror(f) ? -EIO : 0;
+}

@@ -37,6 +37,11 @@ const struct view *view_find(const struct view *views, const char *name);
 /* Summary rows every tool has: settings, how the run ended, agent cost. */
 int view_summary_run(const struct profile *p, struct table *t);
 int view_summary_errors(const struct profile *p, struct table *t);
+/* A view whose table is one column of sentences (findings), as prose:
+ * build's table through table_print_items.  For struct view.text. */
+int view_items_text(int (*build)(const struct profile *p, const struct view_opts *o,
+				 struct table *t),
+		    const struct profile *p, const struct view_opts *o, FILE *f, int width);
 /* The "processes" view of every tool: each process, how it ended. */
 int view_processes(const struct profile *p, const struct view_opts *o, struct table *t);
 /*

@@ -402,36 +402,7 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 static int view_findings_text(const struct profile *p, const struct view_opts *o, FILE *f,
 			      int width)
 {
-	struct table t;
-	int err = view_findings(p, o, &t);
-
-	if (err)
-		return err;
-	fprintf(f, "%s\n", t.title);
-	for (size_t r = 0; r < t.nrows; r++) {
-		const char *s = t.cells[r * (size_t)t.ncols];
-		int col = 2;
-
-		fputs("- ", f);
-		while (*s) {
-			size_t w = strcspn(s, " ");
-
-			if (col > 2 && col + 1 + (int)w > width) {
-				fputs("\n  ", f);
-				col = 2;
-			} else if (col > 2) {
-				fputc(' ', f);
-				col++;
-			}
-			fwrite(s, 1, w, f);
-			col += (int)w;
-			s += w;
-			s += strspn(s, " ");
-		}
-		fputc('\n', f);
-	}
-	table_free(&t);
-	return ferror(f) ? -EIO : 0;
+	return view_items_text(view_findings, p, o, f, width);
 }
 
 const struct view comm_views[] = {

@@ -422,22 +422,7 @@ static void fv_state_free(void *data)
 
 static struct fv_state *fv_state(const struct profile *p)
 {
-	struct fv_state *s;
-
-	if (p->cache)
-		return p->cache->data;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	/* Memoized in the profile; no profile object is ever defined const. */
-	((struct profile *)p)->cache = malloc(sizeof(*p->cache));
-	if (!p->cache) {
-		free(s);
-		return NULL;
-	}
-	p->cache->data = s;
-	p->cache->free = fv_state_free;
-	return s;
+	return profile_cache(p, sizeof(struct fv_state), fv_state_free);
 }
 
 static int fv_fold(struct profile *p, const struct rec_hdr *r)

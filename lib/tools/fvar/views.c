@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +48,12 @@ static void fv_cols_add(struct fv_cols *c, const char *name)
 	if (c->n < TABLE_MAX_COLS)
 		c->c[c->n++] = name;
 	c->c[c->n] = NULL;
+}
+
+static void fv_cols_list(struct fv_cols *c, const char *const *names)
+{
+	for (; *names; names++)
+		fv_cols_add(c, *names);
 }
 
 static void fv_cols_metrics(struct fv_cols *c, const struct fv_model *m, const char *const *what,
@@ -344,29 +349,18 @@ static int fv_finding(const struct profile *p, const struct fv_model *m, size_t 
 	return err ? -ENOMEM : 0;
 }
 
-/* snprintf at buf + *o, keeping *o the would-be length. */
-__attribute__((format(printf, 4, 5)))
-static void fv_put(char *buf, size_t len, size_t *o, const char *fmt, ...)
-{
-	va_list ap;
-	int k;
-
-	va_start(ap, fmt);
-	k = vsnprintf(*o < len ? buf + *o : NULL, *o < len ? len - *o : 0, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		*o += (size_t)k;
-}
-
 /* Function f for a page of its own: name, verdict, numbers, call sites
  * and drops, one item per line, into buf. */
 void fvar_func_text(const struct profile *p, const struct fv_model *m, size_t f, char *name,
 		    size_t namelen, char *buf, size_t len)
 {
 	const struct fv_func *fn = &m->fn[f];
-	size_t o = 0;
+	FILE *out = fmemopen(buf, len, "w");
 
-#define PUT(...) fv_put(buf, len, &o, __VA_ARGS__)
+	buf[0] = '\0';
+	if (!out)
+		return;
+#define PUT(...) fprintf(out, __VA_ARGS__)
 	fvar_func_name(p, fn, name, namelen);
 	PUT("%s\n%s%s\n\n", name, fn->flagged ? "flagged: " : "", fvar_verdict(m, fn));
 	PUT("%.1f%% of the run's samples; %" PRIu64 " instances measured of about %.3g calls\n",
@@ -402,6 +396,7 @@ void fvar_func_text(const struct profile *p, const struct fv_model *m, size_t f,
 			PUT("%s %s: %" PRIu64 "\n", c == FV_NOTE_FOREIGN ? "slot read by other code," :
 			    "dropped,", fv_cause_name(c), fn->st.drops[c]);
 #undef PUT
+	fclose(out);
 }
 
 static int view_findings(const struct profile *p, const struct view_opts *o, struct table *t)
@@ -434,36 +429,7 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 static int view_findings_text(const struct profile *p, const struct view_opts *o, FILE *f,
 			      int width)
 {
-	struct table t;
-	int err = view_findings(p, o, &t);
-
-	if (err)
-		return err;
-	fprintf(f, "%s\n", t.title);
-	for (size_t r = 0; r < t.nrows; r++) {
-		const char *s = t.cells[r * (size_t)t.ncols];
-		int col = 2;
-
-		fputs("- ", f);
-		while (*s) {
-			size_t w = strcspn(s, " ");
-
-			if (width > 0 && col > 2 && col + 1 + (int)w > width) {
-				fputs("\n  ", f);
-				col = 2;
-			} else if (col > 2) {
-				fputc(' ', f);
-				col++;
-			}
-			fwrite(s, 1, w, f);
-			col += (int)w;
-			s += w;
-			s += strspn(s, " ");
-		}
-		fputc('\n', f);
-	}
-	table_free(&t);
-	return ferror(f) ? -EIO : 0;
+	return view_items_text(view_findings, p, o, f, width);
 }
 
 static int fv_stats_cells(struct table *t, const struct fv_model *m, const struct fv_stats *st)
@@ -487,15 +453,9 @@ static int view_functions(const struct profile *p, const struct view_opts *o, st
 
 	if (!m)
 		return -ENOMEM;
-	fv_cols_add(&c, "function");
-	fv_cols_add(&c, "flagged:r");
-	fv_cols_add(&c, "instances:r");
-	fv_cols_add(&c, "calls_est:r");
-	fv_cols_add(&c, "share:r");
-	fv_cols_add(&c, "cv:r");
-	fv_cols_add(&c, "cv_intra:r");
-	fv_cols_add(&c, "cv_threads:r");
-	fv_cols_add(&c, "threads:r");
+	fv_cols_list(&c, (const char *const[]){ "function", "flagged:r", "instances:r",
+						"calls_est:r", "share:r", "cv:r", "cv_intra:r",
+						"cv_threads:r", "threads:r", NULL });
 	fv_cols_metrics(&c, m, fv_what, 3);
 	table_init(t, "Functions, flagged first, then by share of the run", c.c);
 	for (size_t i = 0; i < m->nfn && !err; i++) {
@@ -528,11 +488,8 @@ static int view_contexts(const struct profile *p, const struct view_opts *o, str
 
 	if (!m)
 		return -ENOMEM;
-	fv_cols_add(&c, "function");
-	fv_cols_add(&c, "call_site");
-	fv_cols_add(&c, "instances:r");
-	fv_cols_add(&c, "share:r");
-	fv_cols_add(&c, "cv:r");
+	fv_cols_list(&c, (const char *const[]){ "function", "call_site", "instances:r", "share:r",
+						"cv:r", NULL });
 	fv_cols_metrics(&c, m, fv_what, 3);
 	table_init(t, "Functions by calling context (call site)", c.c);
 	for (size_t r = 0; r < m->nfn && !err; r++) {
@@ -598,7 +555,15 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 	return err ? -ENOMEM : 0;
 }
 
-static int view_instances(const struct profile *p, const struct view_opts *o, struct table *t)
+/* One kept instance as a row of the instances view or the timeline. */
+typedef int (*fv_inst_row)(const struct profile *p, const struct fv_model *m, struct table *t,
+			   const char *name, const char *site, const struct fv_ctx *x,
+			   const struct fv_inst *in);
+
+/* The table of the kept instances: columns cols, then one per metric;
+ * each row begins with what row() writes, and ends with the metrics. */
+static int fv_instances(const struct profile *p, const struct view_opts *o, struct table *t,
+			const char *title, const char *const *cols, fv_inst_row row)
 {
 	const struct fv_model *m = fv_get(p);
 	struct fv_cols c = { .names = fv_names_instances };
@@ -606,15 +571,12 @@ static int view_instances(const struct profile *p, const struct view_opts *o, st
 
 	if (!m)
 		return -ENOMEM;
-	fv_cols_add(&c, "function");
-	fv_cols_add(&c, "call_site");
-	fv_cols_add(&c, view_thread_col(p, "thread:r", "thread"));
-	fv_cols_add(&c, "time_s:r");
+	fv_cols_list(&c, cols);
 	for (uint32_t k = 0; k < m->nmetrics; k++) {
 		snprintf(c.names[k], sizeof(c.names[k]), "%s:r", m->metric[k]);
 		fv_cols_add(&c, c.names[k]);
 	}
-	table_init(t, "Instances kept (a reservoir per context), by time", c.c);
+	table_init(t, title, c.c);
 	for (size_t i = 0; i < m->nctx && !err; i++) {
 		const struct fv_ctx *x = &m->ctx[i];
 		char name[256], site[256];
@@ -624,21 +586,42 @@ static int view_instances(const struct profile *p, const struct view_opts *o, st
 		fvar_func_name(p, &m->fn[x->func], name, sizeof(name));
 		fv_site(p, x->pid, x->time, x->ret, site, sizeof(site));
 		for (size_t j = 0; j < x->nres && !err; j++) {
-			const struct fv_inst *in = &x->res[j];
-			char lab[32];
-
 			if (o->top && t->nrows >= o->top) {
 				t->hidden++;
 				continue;
 			}
-			err = table_row(t) || table_cell(t, "%s", name) || table_cell(t, "%s", site) ||
-			      table_cell(t, "%s", profile_thread_label(p, in->thread, lab, sizeof(lab))) ||
-			      table_cell(t, "%.9f", in->time >= m->start ?
-					 (double)(in->time - m->start) / 1e9 : 0);
+			err = table_row(t) || row(p, m, t, name, site, x, &x->res[j]);
 			for (uint32_t k = 0; k < m->nmetrics && !err; k++)
-				err = table_cell(t, "%.0f", in->v[k]);
+				err = table_cell(t, "%.0f", x->res[j].v[k]);
 		}
 	}
+	return err ? -ENOMEM : 0;
+}
+
+static double fv_since(const struct fv_model *m, const struct fv_inst *in)
+{
+	return in->time >= m->start ? (double)(in->time - m->start) : 0;
+}
+
+static int fv_inst_cells(const struct profile *p, const struct fv_model *m, struct table *t,
+			 const char *name, const char *site, const struct fv_ctx *x,
+			 const struct fv_inst *in)
+{
+	char lab[32];
+
+	(void)x;
+	return table_cell(t, "%s", name) || table_cell(t, "%s", site) ||
+	       table_cell(t, "%s", profile_thread_label(p, in->thread, lab, sizeof(lab))) ||
+	       table_cell(t, "%.9f", fv_since(m, in) / 1e9);
+}
+
+static int view_instances(const struct profile *p, const struct view_opts *o, struct table *t)
+{
+	const char *cols[] = { "function", "call_site", view_thread_col(p, "thread:r", "thread"),
+			       "time_s:r", NULL };
+	int err = fv_instances(p, o, t, "Instances kept (a reservoir per context), by time", cols,
+			       fv_inst_cells);
+
 	if (!err && !o->sort) {
 		int col = table_col(t, "time_s");
 
@@ -653,60 +636,33 @@ static int view_instances(const struct profile *p, const struct view_opts *o, st
 				t->cells[b * (size_t)t->ncols + (size_t)k] = tmp;
 			}
 	}
-	return err ? -ENOMEM : 0;
+	return err;
 }
 
-/* The instances kept as a timeline (--format chrome): each a slice of its
- * thread from its entry, as long as its wall time (else its first metric). */
-int fvar_timeline(const struct profile *p, const struct view_opts *o, struct table *t)
+/* An instance as a slice of its thread from its entry, as long as its
+ * wall time (else its first metric). */
+static int fv_trace_cells(const struct profile *p, const struct fv_model *m, struct table *t,
+			  const char *name, const char *site, const struct fv_ctx *x,
+			  const struct fv_inst *in)
 {
-	const struct fv_model *m = fv_get(p);
-	struct fv_cols c = { .names = fv_names_instances };
-	int dur = 0, err = 0;
+	uint32_t dur = 0;
 
-	if (!m)
-		return -ENOMEM;
 	for (uint32_t k = 0; k < m->nmetrics; k++)
 		if (!strcmp(m->metric[k], "wall"))
-			dur = (int)k;
-	fv_cols_add(&c, "name");
-	fv_cols_add(&c, "pid:r");
-	fv_cols_add(&c, "tid:r");
-	fv_cols_add(&c, "ts_us:r");
-	fv_cols_add(&c, "dur_us:r");
-	fv_cols_add(&c, "call_site");
-	for (uint32_t k = 0; k < m->nmetrics; k++) {
-		snprintf(c.names[k], sizeof(c.names[k]), "%s:r", m->metric[k]);
-		fv_cols_add(&c, c.names[k]);
-	}
-	table_init(t, "Instances", c.c);
-	for (size_t i = 0; i < m->nctx && !err; i++) {
-		const struct fv_ctx *x = &m->ctx[i];
-		char name[256], site[256];
+			dur = k;
+	return table_cell(t, "%s", name) || table_cell(t, "%u", profile_os_pid(p, x->pid)) ||
+	       table_cell(t, "%u", in->thread) || table_cell(t, "%.3f", fv_since(m, in) / 1e3) ||
+	       table_cell(t, "%.3f", m->nmetrics ? in->v[dur] / 1e3 : 0) ||
+	       table_cell(t, "%s", site);
+}
 
-		if (!x->nres)
-			continue;
-		fvar_func_name(p, &m->fn[x->func], name, sizeof(name));
-		fv_site(p, x->pid, x->time, x->ret, site, sizeof(site));
-		for (size_t j = 0; j < x->nres && !err; j++) {
-			const struct fv_inst *in = &x->res[j];
+/* The instances kept as a timeline (--format chrome). */
+int fvar_timeline(const struct profile *p, const struct view_opts *o, struct table *t)
+{
+	static const char *const cols[] = { "name", "pid:r", "tid:r", "ts_us:r", "dur_us:r",
+					    "call_site", NULL };
 
-			if (o->top && t->nrows >= o->top) {
-				t->hidden++;
-				continue;
-			}
-			err = table_row(t) || table_cell(t, "%s", name) ||
-			      table_cell(t, "%u", profile_os_pid(p, x->pid)) ||
-			      table_cell(t, "%u", in->thread) ||
-			      table_cell(t, "%.3f", in->time >= m->start ?
-					 (double)(in->time - m->start) / 1e3 : 0) ||
-			      table_cell(t, "%.3f", m->nmetrics ? in->v[dur] / 1e3 : 0) ||
-			      table_cell(t, "%s", site);
-			for (uint32_t k = 0; k < m->nmetrics && !err; k++)
-				err = table_cell(t, "%.0f", in->v[k]);
-		}
-	}
-	return err ? -ENOMEM : 0;
+	return fv_instances(p, o, t, "Instances", cols, fv_trace_cells);
 }
 
 static int view_drops(const struct profile *p, const struct view_opts *o, struct table *t)
