@@ -7,7 +7,11 @@
  *
  * The ELF headers are read here with <elf.h> rather than libelf, because
  * libelf would be loaded into the program, and only ranges are needed:
- * no names (the front end symbolizes with libdw).  A table is one sorted
+ * no names (the front end symbolizes with libdw).  A stripped module (most
+ * of a distribution: .dynsym lists only its exports) still has unwind
+ * tables: the sorted table of .eh_frame_hdr, mapped with the module, gives
+ * the start of every function with an FDE, static ones included; each runs
+ * to the next start.  Those fill in where no symbol covers.  A table is one sorted
  * array published by an atomic pointer; a handler may still be reading
  * the previous one, so old tables are never unmapped (one per dlopen).
  */
@@ -98,6 +102,61 @@ static int functab_elf(struct fn_buf *b, const unsigned char *img, size_t len, u
 	return 0;
 }
 
+/* The end of the executable segment of info that holds addr, or 0. */
+static uint64_t functab_text_end(const struct dl_phdr_info *info, uint64_t addr)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && addr >= lo &&
+		    addr < lo + ph->p_memsz)
+			return lo + ph->p_memsz;
+	}
+	return 0;
+}
+
+/*
+ * Function starts from the module's .eh_frame_hdr search table, as the
+ * linkers write it (version 1, a 4-byte count, entries of two 4-byte
+ * offsets from the header); other encodings are skipped.  Each function
+ * runs to the next start, the last to the end of its segment.
+ */
+static int functab_eh(struct fn_buf *b, const struct dl_phdr_info *info)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const unsigned char *h;
+		const int32_t *tab;
+		uint32_t count;
+		uint64_t base;
+
+		if (ph->p_type != PT_GNU_EH_FRAME || ph->p_memsz < 12)
+			continue;
+		h = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		base = (uint64_t)(uintptr_t)h;
+		if (h[0] != 1 || h[2] != 0x03 /* udata4 */ || h[3] != 0x3b /* datarel|sdata4 */)
+			return 0;
+		memcpy(&count, h + 8, sizeof(count));
+		if (count > (ph->p_memsz - 12) / 8)
+			return 0;
+		tab = (const int32_t *)(h + 12);
+		for (uint32_t k = 0; k < count; k++) {
+			uint64_t start = base + (uint64_t)(int64_t)tab[2 * k];
+			uint64_t end = k + 1 < count ? base + (uint64_t)(int64_t)tab[2 * k + 2] :
+						      functab_text_end(info, start);
+			int err;
+
+			if (end <= start)
+				continue;
+			err = fn_buf_add(b, start, end);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
 static int functab_module(struct dl_phdr_info *info, size_t sz, void *arg)
 {
 	struct fn_buf *b = arg;
@@ -122,6 +181,7 @@ static int functab_module(struct dl_phdr_info *info, size_t sz, void *arg)
 		}
 	}
 	close(fd);
+	functab_eh(b, info);
 	return 0;
 }
 
@@ -156,9 +216,11 @@ void functab_update(void)
 		agent_error(errno, "agent: no memory for the table of functions");
 		goto out;
 	}
-	/* One range per start: aliases name the same code. */
+	/* One range per start: aliases name the same code, and an unwind
+	 * table's start inside a symbol's range (a cold part, a symbol's
+	 * own FDE) adds nothing. */
 	for (size_t i = 0; i < b.n; i++)
-		if (!n || b.r[i].start != t->r[n - 1].start)
+		if (!n || (b.r[i].start != t->r[n - 1].start && b.r[i].start >= t->r[n - 1].end))
 			t->r[n++] = b.r[i];
 	t->n = n;
 	atomic_store(&functab_cur, t);

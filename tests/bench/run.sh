@@ -182,7 +182,7 @@ if [ "$TOOL" = fvar ]; then
 	bench tiny fvar_shapes -m tiny -u 1000 -N 10000
 	bench imbalance fvar_shapes -m imbalance -n 4 -r 4000
 	# Programs cdt's authors did not write, on a file of their own making.
-	head -c 30000000 /dev/urandom | od -An -tx1 | head -c 40000000 >"$tmp/in.txt"
+	head -c 3000000 /dev/urandom | od -An -tx1 | head -c 4000000 >"$tmp/in.txt"
 	command -v xz >/dev/null && bench xz "$(command -v xz)" -T1 -6 -c -k "$tmp/in.txt"
 	command -v zstd >/dev/null && bench zstd "$(command -v zstd)" -T1 -15 -c "$tmp/in.txt"
 	command -v sort >/dev/null && bench sort "$(command -v sort)" --parallel=2 -S 64M "$tmp/in.txt"

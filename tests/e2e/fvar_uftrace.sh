@@ -4,10 +4,12 @@
 # 10 units at random per call; steady: 5 units) and must agree on the wall
 # time of a call.  Wall time on a shared machine has preemption in it, in
 # either run and at random, so the comparison is robust to it: medians.
+# And two runs on a shared VM go at speeds up to ~10% apart, so the kinds
+# of calls are compared by their ratio to steady's median of the same run.
 #   - bimodal's calls split at 5.5 units into its two kinds: the median of
-#     each kind agrees within 10%, and the share of 10-unit calls within
-#     4 * 0.5 / sqrt(n) + 0.05 (binomial, n cdt's instances);
-#   - steady's median agrees within 10%;
+#     each kind over steady's agrees within 10%, and the share of 10-unit
+#     calls within 4 * 0.5 / sqrt(n) + 0.05 (binomial, n cdt's instances);
+#   - steady's median agrees within 20% (the two runs' speeds);
 #   - uftrace saw every call: its count is the calls cdt estimated, within
 #     4 * sqrt(1/s + cv^2/n) + 10% (s samples, n instances; see fvar_mix.sh).
 set -u
@@ -44,21 +46,23 @@ stats() {
 			printf "%d %.4f %.0f %.0f\n", n, hi / n, lo ? v[int(lo / 2)] : 0, hi ? v[lo + int(hi / 2)] : 0
 		}'
 }
-unit=$(stats "$tmp/calls" steady 1e18 | awk '{ print $3 / 5 }')
-cut=$(awk -v u="$unit" 'BEGIN { print 5.5 * u }')
-set -- $(stats "$tmp/cdt" bimodal "$cut") $(stats "$tmp/calls" bimodal "$cut")
-echo "bimodal: cdt $1 instances, $2 of them long, medians $3 and $4 ns; uftrace $5 calls, $6 long, medians $7 and $8 ns"
-[ "$1" -ge 40 ] || fail "bimodal: $1 instances"
-awk -v n="$1" -v a="$2" -v b="$6" -v l1="$3" -v l2="$7" -v h1="$4" -v h2="$8" 'BEGIN {
-	tol = 4 * 0.5 / sqrt(n) + 0.05
-	if (a - b > tol || b - a > tol) { printf "long share: margin %.3f\n", tol; exit 1 }
-	if (l1 > 1.1 * l2 || l1 < 0.9 * l2) { print "short calls median"; exit 1 }
-	if (h1 > 1.1 * h2 || h1 < 0.9 * h2) { print "long calls median"; exit 1 }
-}' || fail "bimodal: cdt and uftrace disagree"
 set -- $(stats "$tmp/cdt" steady 1e18) $(stats "$tmp/calls" steady 1e18)
 echo "steady: cdt $1 instances, median $3 ns; uftrace $5 calls, median $7 ns"
-awk -v a="$3" -v b="$7" 'BEGIN { exit !(a <= 1.1 * b && a >= 0.9 * b) }' ||
+awk -v a="$3" -v b="$7" 'BEGIN { exit !(a <= 1.2 * b && a >= 0.8 * b) }' ||
 	fail "steady: medians disagree"
+sc=$3 su=$7
+cut_c=$(awk -v s="$sc" 'BEGIN { print 1.1 * s }') cut_u=$(awk -v s="$su" 'BEGIN { print 1.1 * s }')
+set -- $(stats "$tmp/cdt" bimodal "$cut_c") $(stats "$tmp/calls" bimodal "$cut_u")
+echo "bimodal: cdt $1 instances, $2 of them long, medians $3 and $4 ns; uftrace $5 calls, $6 long, medians $7 and $8 ns"
+[ "$1" -ge 40 ] || fail "bimodal: $1 instances"
+awk -v n="$1" -v a="$2" -v b="$6" -v l1="$3" -v l2="$7" -v h1="$4" -v h2="$8" -v sc="$sc" -v su="$su" 'BEGIN {
+	tol = 4 * 0.5 / sqrt(n) + 0.05
+	if (a - b > tol || b - a > tol) { printf "long share: margin %.3f\n", tol; exit 1 }
+	l = (l1 / sc) / (l2 / su); h = (h1 / sc) / (h2 / su)
+	printf "over steady: short calls %.3f of uftrace'"'"'s, long calls %.3f\n", l, h
+	if (l > 1.1 || l < 0.9) { print "short calls median"; exit 1 }
+	if (h > 1.1 || h < 0.9) { print "long calls median"; exit 1 }
+}' || fail "bimodal: cdt and uftrace disagree"
 
 for f in bimodal steady; do
 	n=$(awk -v f=$f '$1 == f { n++ } END { print n + 0 }' "$tmp/calls")

@@ -34,6 +34,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -49,6 +50,8 @@ struct fv_open {
 };
 
 #define FV_CALIB_RUNS 63
+#define FV_CALIB_WARM 4
+#define FV_CALIB_WORK (1u << 20)
 
 struct fv_thread {
 	struct fv_open open[FV_MAX_DEPTH];
@@ -195,7 +198,7 @@ static uint64_t fv_rand(struct fv_thread *s)
  * function found below it, or one with no symbol (a PLT stub): anything
  * else is a stale word in a frame, or a tail call's hidden caller.
  */
-static uint32_t fv_callers(uint64_t sp, uint64_t callee, uint64_t *out)
+static uint32_t fv_callers(uint64_t sp, uint64_t callee, uint64_t *out, uint64_t *entry)
 {
 	uint64_t words[FV_SCAN_WORDS];
 	size_t n = fv_read(sp, words, sizeof(words)) / sizeof(words[0]);
@@ -216,6 +219,7 @@ static uint32_t fv_callers(uint64_t sp, uint64_t callee, uint64_t *out)
 			continue;
 		if (r == 1 && target != callee && functab_find(target, &tstart, &tend))
 			continue;
+		entry[found] = start;
 		out[found++] = w;
 		callee = start;
 	}
@@ -297,7 +301,8 @@ static void fv_tick(struct agent_thread *t, ucontext_t *uc, uint64_t time)
 		fv_watch_top(t, s, time);
 	if (!functab_find(ip, &start, &end))
 		goto out; /* no symbol: nothing to measure; the sample still counts */
-	r.ncallers = fv_callers(fv_sp(uc), start, r.caller);
+	r.entry[0] = start;
+	r.ncallers = fv_callers(fv_sp(uc), start, r.caller, r.entry + 1);
 	if (fv_calls) {
 		/* A call event: the thread stands at the callee's entry, unless
 		 * the sample skidded past it; this call is the instance. */
@@ -312,8 +317,8 @@ static void fv_tick(struct agent_thread *t, ucontext_t *uc, uint64_t time)
 	entry = start;
 	while (level < r.ncallers && (fv_rand(s) & 0xffff) < fv_p.caller_p16)
 		level++;
-	if (level && functab_find(r.caller[level - 1], &start, &end))
-		entry = start;
+	if (level)
+		entry = r.entry[level];
 	if (entry != s->want) {
 		if (wpt_arm(&t->wp, s->went, entry, sizeof(long), WPT_X, entry))
 			s->want = 0;
@@ -463,18 +468,30 @@ static void fv_calibrate(struct agent_thread *t)
 	uint64_t d[FV_MAX_METRICS][FV_CALIB_RUNS];
 	void (*volatile fn)(void) = fv_empty;
 	struct rec_fvar_calib r = { 0 };
+	void *work;
 
 	fv_calibrated = 1;
 	s->calib = d;
-	s->ncalib = 0;
-	for (int i = 0; i < FV_CALIB_RUNS; i++) {
+	/* A program's traps come one at a time between stretches of its own
+	 * work, which leave the caches to it: each calibration run follows
+	 * such a stretch (FV_CALIB_WORK bytes written), or back to back the
+	 * traps would run warm and cost less than the program's.  The first
+	 * FV_CALIB_WARM runs (a process's first traps) are not kept. */
+	work = mmap(NULL, FV_CALIB_WORK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (int i = 0; i < FV_CALIB_WARM + FV_CALIB_RUNS; i++) {
 		uint64_t entry = (uint64_t)(uintptr_t)fv_empty;
 
+		if (i == FV_CALIB_WARM)
+			s->ncalib = 0;
+		if (work != MAP_FAILED)
+			memset(work, i, FV_CALIB_WORK);
 		if (wpt_arm(&t->wp, s->went, entry, sizeof(long), WPT_X, entry))
 			break;
 		s->want = entry;
 		fn();
 	}
+	if (work != MAP_FAILED)
+		munmap(work, FV_CALIB_WORK);
 	wpt_disarm(&t->wp, s->went);
 	s->want = 0;
 	s->calib = NULL;
@@ -484,8 +501,12 @@ static void fv_calibrate(struct agent_thread *t)
 	r.runs = s->ncalib;
 	r.time = agent_now();
 	for (uint32_t k = 0; k < fv_p.nmetrics; k++) {
-		qsort(d[k], s->ncalib, sizeof(d[k][0]), fv_u64cmp);
-		fv_bias[k] = r.bias[k] = d[k][s->ncalib / 2];
+		uint32_t n = s->ncalib;
+
+		qsort(d[k], n, sizeof(d[k][0]), fv_u64cmp);
+		fv_bias[k] = r.bias[k] = d[k][n / 2];
+		/* The spread: an instance shorter than a few of these is noise. */
+		r.spread[k] = (d[k][3 * n / 4] - d[k][n / 4]) * 100 / 135; /* IQR / 1.35 */
 	}
 	if (arena_write(&agent_g.arena, &r, sizeof(r), REC_FVAR_CALIB))
 		t->st.dropped++;

@@ -97,7 +97,9 @@ struct rec_fvar_drop {
 };
 
 /* A sample: where it was, and the return addresses found above it on
- * the stack (innermost first), for each function's share of the time. */
+ * the stack (innermost first), for each function's share of the time;
+ * with the first instruction of the function each is in, as the agent's
+ * table of functions has it (stripped code included). */
 struct rec_fvar_sample {
 	struct rec_hdr h;
 	uint32_t pid, tid;
@@ -105,6 +107,7 @@ struct rec_fvar_sample {
 	uint64_t ip;
 	uint32_t ncallers, flags; /* FV_SAMPLE_* */
 	uint64_t caller[FV_MAX_CALLERS];
+	uint64_t entry[FV_MAX_CALLERS + 1]; /* of ip, then of each caller */
 };
 #define FV_SAMPLE_CALL 0x1 /* a pmu call sample: ip is the callee's entry */
 
@@ -120,20 +123,24 @@ struct rec_fvar_total {
 
 /* A process's calibration: the median of each metric over `runs`
  * instances of an empty function, which measuring itself costs (the
- * kernel's delivery of two traps); subtracted from every instance. */
+ * kernel's delivery of two traps), subtracted from every instance; and
+ * their spread (interquartile range / 1.35, a standard deviation for
+ * normal noise): cdt's resolution. */
 struct rec_fvar_calib {
 	struct rec_hdr h;
 	uint32_t pid, runs;
 	uint64_t time;
 	uint64_t bias[FV_MAX_METRICS];
+	uint64_t spread[FV_MAX_METRICS];
 };
 
 REC_SIZE_IS(rec_fvar_total, 64);
 REC_FIELD(rec_fvar_total, nmetrics, 24);
 REC_FIELD(rec_fvar_total, v, 32);
-REC_SIZE_IS(rec_fvar_calib, 56);
+REC_SIZE_IS(rec_fvar_calib, 88);
 REC_FIELD(rec_fvar_calib, runs, 12);
 REC_FIELD(rec_fvar_calib, bias, 24);
+REC_FIELD(rec_fvar_calib, spread, 56);
 REC_SIZE_IS(rec_fvar_inst, 88);
 REC_FIELD(rec_fvar_inst, pid, 8);
 REC_FIELD(rec_fvar_inst, tid, 12);
@@ -149,11 +156,12 @@ REC_FIELD(rec_fvar_drop, time, 16);
 REC_FIELD(rec_fvar_drop, entry, 24);
 REC_FIELD(rec_fvar_drop, ret, 32);
 REC_FIELD(rec_fvar_drop, cause, 40);
-REC_SIZE_IS(rec_fvar_sample, 104);
+REC_SIZE_IS(rec_fvar_sample, 176);
 REC_FIELD(rec_fvar_sample, time, 16);
 REC_FIELD(rec_fvar_sample, ip, 24);
 REC_FIELD(rec_fvar_sample, ncallers, 32);
 REC_FIELD(rec_fvar_sample, flags, 36);
 REC_FIELD(rec_fvar_sample, caller, 40);
+REC_FIELD(rec_fvar_sample, entry, 104);
 
 #endif

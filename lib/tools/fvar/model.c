@@ -202,14 +202,13 @@ static int fv_add_sample(struct fv_acc *a, const struct profile *p,
 		n = 0;
 	}
 	for (uint32_t k = 0; k <= n; k++) {
-		uint64_t addr = k ? r->caller[k - 1] : r->ip, ret = k < n ? r->caller[k] : 0;
-		const struct prof_sym *s = profile_sym(p, r->pid, r->time, SYM_CODE, addr);
+		uint64_t ret = k < n ? r->caller[k] : 0;
 		uint32_t xi, j;
 		struct fv_thr *t;
 
-		if (!s || !s->start)
-			continue;
-		xi = fv_find_ctx(a, p, r->pid, r->time, s->start, ret, addr);
+		if (!r->entry[k])
+			continue; /* in no function the agent knew */
+		xi = fv_find_ctx(a, p, r->pid, r->time, r->entry[k], ret, r->entry[k]);
 		if (xi == FV_NONE)
 			return -ENOMEM;
 		a->m.ctx[xi].st.samples++;
@@ -235,8 +234,10 @@ static int fv_add_calib(struct fv_acc *a, const struct rec_fvar_calib *r)
 	if (a->m.calib_runs)
 		return 0;
 	a->m.calib_runs = r->runs;
-	for (int k = 0; k < FV_MAX_METRICS; k++)
+	for (int k = 0; k < FV_MAX_METRICS; k++) {
 		a->m.bias[k] = (double)r->bias[k];
+		a->m.spread[k] = (double)r->spread[k];
+	}
 	return 0;
 }
 
@@ -381,8 +382,10 @@ static int fv_finish(struct fv_acc *a)
 		struct fv_func *f = &m->fn[i];
 
 		fv_spread(m, (uint32_t)i);
+		f->below = f->st.m[0].n > 0 && f->st.m[0].mean < FV_RESOLUTION * m->spread[0];
 		f->flagged = fv_share(m, &f->st) > m->flag_share && f->st.m[0].n > 1 &&
-			     (f->st.cv_intra > m->flag_cv || f->st.cv_threads > m->flag_cv_threads);
+			     ((!f->below && f->st.cv_intra > m->flag_cv) ||
+			      f->st.cv_threads > m->flag_cv_threads);
 		m->order[i] = i;
 	}
 	qsort_r(m->order, m->nfn, sizeof(*m->order), fv_rank_cmp, m);
@@ -549,10 +552,10 @@ static int fv_sym(const struct rec_hdr *h, prof_need_fn need, void *ctx)
 	} else if (h->type == REC_FVAR_SAMPLE) {
 		const struct rec_fvar_sample *r = (const struct rec_fvar_sample *)h;
 
-		err = need(ctx, r->pid, r->time, SYM_CODE, r->ip);
-		for (uint32_t k = 0; !err && k < r->ncallers && k < FV_MAX_CALLERS; k++) {
-			err = need(ctx, r->pid, r->time, SYM_CODE, r->caller[k]);
-			if (!err)
+		for (uint32_t k = 0; !err && k <= r->ncallers && k <= FV_MAX_CALLERS; k++) {
+			if (r->entry[k])
+				err = need(ctx, r->pid, r->time, SYM_CODE, r->entry[k]);
+			if (!err && k < r->ncallers && k < FV_MAX_CALLERS)
 				err = need(ctx, r->pid, r->time, SYM_CODE, r->caller[k] - 1);
 		}
 	} else if (h->type == REC_FVAR_DROP) {

@@ -24,6 +24,9 @@
 #define FV_FLAG_SHARE 0.10
 #define FV_FLAG_CV 0.20
 #define FV_FLAG_CV_THREADS 0.10
+/* A mean under this many calibration spreads is cdt's noise, not the
+ * function's: its CV is not taken as variance. */
+#define FV_RESOLUTION 3
 
 struct fv_inst {
 	uint64_t time;    /* ns since the run began */
@@ -59,6 +62,7 @@ struct fv_func {
 	uint64_t name_addr; /* an address in it that was symbolized */
 	struct fv_stats st;
 	int flagged;       /* Table 1: high cost and high variance */
+	int below;         /* its mean is within FV_RESOLUTION spreads of 0: noise */
 };
 
 /* One thread's part of a function (inter-thread variance). */
@@ -87,6 +91,7 @@ struct fv_model {
 	double total[FV_MAX_METRICS]; /* the threads' metrics all told (rec_fvar_total) */
 	uint32_t calib_runs; /* the first process's calibration (rec_fvar_calib) */
 	double bias[FV_MAX_METRICS];
+	double spread[FV_MAX_METRICS]; /* resolution: the calibration's spread */
 	double period;      /* what a sample stands for: CPU ns (soft), events (pmu) */
 	double flag_share, flag_cv, flag_cv_threads;
 };

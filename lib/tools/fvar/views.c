@@ -140,6 +140,8 @@ static int view_summary(const struct profile *p, const struct view_opts *o, stru
 
 		snprintf(key, sizeof(key), "bias_%s", m->metric[k]);
 		err = KV(key, "%.6g", m->bias[k]);
+		snprintf(key, sizeof(key), "resolution_%s", m->metric[k]);
+		err = err || KV(key, "%.6g", FV_RESOLUTION * m->spread[k]);
 	}
 	for (int c = 1; c < FV_NCAUSE && !err; c++) {
 		char key[48];
@@ -268,12 +270,19 @@ static int fv_modes(const double *v, size_t n, double mean[2], double frac[2])
 const char *fvar_verdict(const struct fv_model *m, const struct fv_func *f)
 {
 	int costly = fv_share(m, &f->st) > m->flag_share;
-	int varies = f->st.cv_intra > m->flag_cv || f->st.cv_threads > m->flag_cv_threads;
+	int varies = (!f->below && f->st.cv_intra > m->flag_cv) ||
+		     f->st.cv_threads > m->flag_cv_threads;
 
 	if (costly && varies)
 		return f->st.cv_threads > m->flag_cv_threads && f->st.cv_intra <= m->flag_cv ?
 		       "high cost, uneven across threads: look at how the work is divided" :
 		       "high variance, high cost: look at what differs between calls";
+	if (f->below && !varies)
+		return costly ? "high cost in calls too short for cdt to time here (their mean is "
+				"under its resolution): their number, not their spread, is the "
+				"cost" :
+				"calls too short for cdt to time here (their mean is under its "
+				"resolution)";
 	if (costly)
 		return "high cost, steady: its variance is not the problem";
 	if (varies)
