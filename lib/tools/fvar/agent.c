@@ -3,14 +3,15 @@
  * `cdt fvar` in the target: whole function instances, from call to
  * return (FVSampler, SC'19), chosen by samples.
  *
- * A sample in function F arms an execute breakpoint (debug register 1)
+ * A sample in function F arms an execute breakpoint (a debug register)
  * on F's entry, or, with probability caller_p16 per level, on the entry
  * of a caller found on the stack.  The next call traps there with [rsp]
  * holding the return address; that instance is the one measured, not
  * the sampled one, so long instances are not favoured.  The entry trap
- * reads the metrics (V_call) and watches the return slot with debug
- * register 0 (read/write); the `ret` that reads it traps with rip = the
- * return address and rsp = slot + 8, where the metrics are read again.
+ * reads the metrics (V_call) and watches the return slot with another
+ * (read/write); the `ret` that reads it traps with rip = the return
+ * address and rsp = slot + 8, where the metrics are read again.  With a
+ * pmu call event, the sample itself stands at the entry.
  *
  * One register watches any number of nested instances (the paper's
  * Figure 4): the open ones form a stack, the innermost is watched, a
@@ -30,7 +31,8 @@
  *
  * Stack and watched memory are read with process_vm_readv: a read by the
  * kernel does not fire a user watchpoint, one by the handler would trap
- * with SIGTRAP blocked, which kills.
+ * with SIGTRAP blocked, which kills.  Only [rsp] at an entry is read
+ * directly, when it is not the watched slot.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +42,6 @@
 
 #include "lib/agent/agent.h"
 #include "lib/tools/fvar/fvar.h"
-
 
 struct fv_open {
 	uint64_t slot, ret, entry, time;
