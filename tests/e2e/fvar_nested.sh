@@ -2,10 +2,12 @@
 # cdt fvar where calls nest, leave early, or live in a library:
 #   - recursive: descend(9) recurses to depth 0, a unit per level, so its
 #     instances cost 1..10 units, uniformly: mean 5.5 units, CV 0.52.  The
-#     unit comes from a plain run (the truth file: descend(9) costs 10).
+#     unit comes from the same run (its truth file: descend(9) costs 10;
+#     another run could go at another speed on a loaded machine).
 #   - longjmp: every other jumper() call longjmps over its own frame: about
 #     half its instances are dropped as "longjmp", the rest cost 2 units
-#     each (a wrong pairing of a return with an entry would spread them).
+#     each (a wrong pairing of a return with an entry would spread them),
+#     against steady()'s 5 timed in the same run.
 #   - a C++ exception unwinds thrower() and middle() every other call: some
 #     instances are dropped as "exception", middle's returning calls cost
 #     3 units each, and names are demangled.
@@ -31,10 +33,12 @@ fvar() {
 }
 row() { cols "$tmp/$1.fn" function instances cpu_mean cpu_cv | awk -F'\t' -v f="$2" '$1 == f'; }
 
-# The unit: a plain run's descend(9), 10 units.
-"$W/fvar_shapes" -m recursive -t 0.5 -T "$tmp/truth" || fail "plain run failed"
-unit=$(awk '$1 == "descend" { print $3 / 10 }' "$tmp/truth")
-[ -n "$unit" ] || fail "no truth for descend: $(cat "$tmp/truth")"
+# unit FILE FUNCTION UNITS: the ns of a unit from a truth file.
+unit() {
+	_u=$(awk -v f="$2" -v k="$3" '$1 == f { print $3 / k }' "$1")
+	[ -n "$_u" ] || fail "no truth for $2: $(cat "$1")"
+	echo "$_u"
+}
 
 # within NAME VALUE WANT TOL: |VALUE - WANT| <= TOL * WANT
 within() {
@@ -43,14 +47,16 @@ within() {
 		exit !(v - w <= t * w && w - v <= t * w) }' || fail "$1 out of its margin"
 }
 
-fvar rec "$W/fvar_shapes" -m recursive -t 1.5
+fvar rec "$W/fvar_shapes" -m recursive -t 1.5 -T "$tmp/rectruth"
+unit=$(unit "$tmp/rectruth" descend 10)
 set -- $(row rec descend)
 [ $# -eq 4 ] && [ "$2" -ge 40 ] || fail "recursive: descend: '$*' (40 instances or more expected)"
 within "descend mean (ns)" "$3" "$(awk -v u="$unit" 'BEGIN { print 5.5 * u }')" \
 	"$(awk -v n="$2" 'BEGIN { print 4 * 0.52 / sqrt(n) + 0.05 }')"
 within "descend cv" "$4" 0.522 "$(awk -v n="$2" 'BEGIN { print 2.8 / sqrt(n) + 0.1 }')"
 
-fvar jmp "$W/fvar_shapes" -m longjmp -t 1.5
+fvar jmp "$W/fvar_shapes" -m longjmp -t 2.5 -T "$tmp/jmptruth"
+unit=$(unit "$tmp/jmptruth" steady 5)
 set -- $(row jmp jumper)
 [ $# -eq 4 ] && [ "$2" -ge 20 ] || fail "longjmp: jumper: '$*' (20 instances or more expected)"
 within "jumper mean (ns)" "$3" "$(awk -v u="$unit" 'BEGIN { print 2 * u }')" \

@@ -17,8 +17,9 @@
  *                 per-thread totals (1, 2, ..., n)/mean.
  *   -m recursive  descend(9) calls itself down to depth 0, a unit per
  *                 level: an instance at depth d costs d + 1 units.
- *   -m longjmp    leap() calls jumper(), which every other call
- *                 longjmps back to leap() over its own frame.
+ *   -m longjmp    leap() calls jumper() (2 units), which every other call
+ *                 longjmps back to leap() over its own frame; steady()
+ *                 (5 units) is called too, timed, as a yardstick.
  *   -m lib        lib_work() of the workload's own libfvarlib.so costs 1
  *                 or 10 units at random, as bimodal() does.
  *   -m tiny       tiny() costs 1 unit (about 1 us at -u 1000): millions
@@ -199,6 +200,7 @@ static void *run(void *arg)
 			static __thread unsigned calls;
 
 			w->sink = leap(calls++ & 1, x + w->sink);
+			TIMED(w, F_STEADY, steady(x + w->sink));
 		}
 	}
 	return NULL;
