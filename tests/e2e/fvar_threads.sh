@@ -3,9 +3,11 @@
 # workload thread k (cdt thread k + 1; 0 is main) call share(k) 8000
 # times, each call k + 1 units.  Ground truth:
 #   - within a thread every call costs the same: in each thread the
-#     instances' interquartile range is under 10% of their median (robust:
+#     instances' interquartile range is under 25% of their median (robust:
 #     one instance in a few hundred can take a page fault or a hypervisor
-#     hiccup, which the pooled CV squares; once such a run read 0.39);
+#     hiccup, which the pooled CV squares, once to 0.39; and a busy sibling
+#     hyperthread slows some calls by up to 30% of CPU time, which moved a
+#     quartile of thread 1's 28 instances by 12% under stress-ng);
 #   - across threads the totals are 1:2:3:4, a CV of sd(1..4)/2.5 = 0.447
 #     (population sd, over the 4 threads that run share);
 #   - each thread's median instance is k + 1 units, so thread 4's is 4
@@ -39,7 +41,7 @@ cols "$tmp/inst" function thread cpu | awk -F'\t' '$1 == "share" { print $2, $3 
 		if (n < 8) return
 		q1 = v[int(n / 4)]; md = v[int(n / 2)]; q3 = v[int(3 * n / 4)]
 		printf "thread %d: %d instances, median %.0f ns, interquartile range %.1f%% of it\n", t, n, md, 100 * (q3 - q1) / md
-		if (q3 - q1 > 0.1 * md) bad = 1
+		if (q3 - q1 > 0.25 * md) bad = 1
 	}
 	$1 != t { check(); t = $1; n = 0 }
 	{ v[n++] = $2 }
