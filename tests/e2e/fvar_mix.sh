@@ -71,7 +71,7 @@ grep -A6 '^- bimodal' "$tmp/findings" | tr '\n' ' ' | grep -q 'two modes' ||
 "$CDT" report -i "$tmp/mix.data" --csv --view contexts >"$tmp/ctx" || fail "report contexts"
 src=$(dirname "$0")/../workloads/fvar_shapes.c
 for f in bimodal steady; do
-	line=$(grep -n "TIMED(w, F_[A-Z]*, $f(" "$src" | cut -d: -f1)
+	line=$(grep -n "TIMED(w, F_[A-Z]*, $f(" "$src" | head -n 1 | cut -d: -f1)
 	site=$(cols "$tmp/ctx" function call_site | awk -F'\t' -v f=$f '$1 == f { print $2; exit }')
 	case $site in
 	*"fvar_shapes.c:$line)"*) ;;

@@ -60,7 +60,6 @@ struct fv_thread {
 	uint32_t ncalib;
 	uint32_t nopen;
 	int jumped;       /* AGENT_JUMP_* seen since the last event, or 0 */
-	uint64_t jump_sp; /* the stack pointer when it was seen */
 	uint64_t want;    /* the entry breakpoint's address, 0 if none */
 	/* Debug registers: wret watches the innermost open instance's return
 	 * slot, went holds the entry breakpoint.  They trade roles when an
@@ -160,22 +159,34 @@ static void fv_watch_top(struct agent_thread *t, struct fv_thread *s, uint64_t t
 	wpt_disarm(&t->wp, s->wret);
 }
 
-/* After a longjmp or throw: the instances whose slots the stack pointer
- * has passed are gone.  Only when sp is on the stack the jump left (a
- * signal stack tells nothing); a slot reused later is caught at its trap. */
+/* Why an open instance's frame went without its return: the jump seen
+ * since the last event, else its return trap was lost. */
+static int fv_gone_cause(const struct fv_thread *s)
+{
+	return s->jumped == AGENT_JUMP_THROW ? FV_DROP_THROW :
+	       s->jumped == AGENT_JUMP_LONGJMP ? FV_DROP_LONGJMP : FV_DROP_UNWOUND;
+}
+
+/*
+ * The open instances whose slots the stack pointer has passed are gone:
+ * a longjmp or throw unwound them, or their return trap was lost (two
+ * SIGTRAPs at once are one signal: a sample's and a return's).  Only
+ * when sp is near the slots (FV_STACK_NEAR): on a signal stack of the
+ * program's, sp tells nothing of them.
+ */
+#define FV_STACK_NEAR (8u << 20)
 static int fv_unwound(struct agent_thread *t, struct fv_thread *s, uint64_t sp, uint64_t time)
 {
 	int n = 0;
 
-	if (!s->jumped)
-		return 0;
-	if (sp + 4096 >= s->jump_sp) {
-		while (s->nopen && s->open[s->nopen - 1].slot < sp) {
-			s->nopen--;
-			fv_drop(t, &s->open[s->nopen], time,
-				s->jumped == AGENT_JUMP_THROW ? FV_DROP_THROW : FV_DROP_LONGJMP);
-			n++;
-		}
+	while (s->nopen) {
+		uint64_t slot = s->open[s->nopen - 1].slot;
+
+		if (slot >= sp || sp - slot >= FV_STACK_NEAR)
+			break;
+		s->nopen--;
+		fv_drop(t, &s->open[s->nopen], time, fv_gone_cause(s));
+		n++;
 	}
 	s->jumped = 0;
 	return n;
@@ -389,16 +400,18 @@ static void fv_slot(struct agent_thread *t, struct fv_thread *s, ucontext_t *uc,
 			fv_emit(t, s, o, v, own - o->own0, s->events - 1 - o->ev0);
 		else
 			fv_drop(t, o, time, FV_DROP_ARM);
-	} else if (fv_read(o->slot, &now_val, sizeof(now_val)) == sizeof(now_val) &&
+	} else if (fv_sp(uc) < o->slot &&
+		   fv_read(o->slot, &now_val, sizeof(now_val)) == sizeof(now_val) &&
 		   now_val == o->ret) {
+		/* Read from deeper in the stack, and unchanged: an unwinder. */
 		fv_drop(t, o, time, FV_NOTE_FOREIGN);
 		return;
 	} else {
-		/* Its frame is gone and the slot serves another. */
+		/* Its frame is gone and the slot serves another: a new call
+		 * pushed onto it (sp at the slot; the same call site writes the
+		 * same address), or the slot holds another value now. */
 		s->nopen--;
-		fv_drop(t, o, time, s->jumped == AGENT_JUMP_THROW ? FV_DROP_THROW :
-				    s->jumped == AGENT_JUMP_LONGJMP ? FV_DROP_LONGJMP :
-				    FV_DROP_UNWOUND);
+		fv_drop(t, o, time, fv_gone_cause(s));
 	}
 	fv_unwound(t, s, fv_sp(uc), time);
 	fv_watch_top(t, s, time);
@@ -440,7 +453,6 @@ static void fv_jump(struct agent_thread *t, int how)
 		return;
 	}
 	s->jumped = how;
-	s->jump_sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
 }
 
 /* An empty function, called through a pointer so it stays a call. */
