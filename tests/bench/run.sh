@@ -189,6 +189,7 @@ if [ "$TOOL" = fvar ]; then
 	for i in 1 2 3 4 5 6 7 8; do cat "$tmp/in.txt"; done >"$tmp/sort.txt"
 	command -v sort >/dev/null && bench sort "$(command -v sort)" --parallel=2 -S 64M "$tmp/sort.txt"
 	if command -v uftrace >/dev/null; then
+		cd "$tmp" || die "cannot cd to $tmp" # -pg programs write gmon.out where they run
 		printf '\n%-26s %8s %11s %10s\n' "1 us calls, -pg build" "plain s" "uftrace x" "cdt fvar x"
 		peer "fvar_shapes_pg -m tiny" "$W/fvar_shapes_pg" -m tiny -u 1000 -N 10000
 		# Calls ten times shorter: a tracer's cost grows with the call rate.

@@ -16,6 +16,7 @@ set -u
 . "$(dirname "$0")/lib/common.sh"
 need_workloads fvar_shapes_pg
 command -v uftrace >/dev/null || { echo "skip: uftrace is not installed (make deps)"; exit 77; }
+cd "$tmp" || exit 1 # a -pg program writes gmon.out where it runs
 
 "$CDT" fvar -q -e wall,cpu -o "$tmp/fv.data" "$W/fvar_shapes_pg" -m mix -t 2 2>"$tmp/err" ||
 	fail "cdt fvar: exit $?: $(cat "$tmp/err")"
