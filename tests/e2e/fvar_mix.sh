@@ -101,3 +101,15 @@ assert {"bimodal", "steady"} <= names, names
 assert all(e["tid"] == 1 for e in ev if e["name"] in ("bimodal", "steady")), ev
 print(f"chrome trace: {len(ev)} events")
 PY
+
+# Two profiles (as two MPI ranks would write): a function is one row,
+# its instances added and its mean the same (the parallel merge).
+cp "$tmp/mix.data" "$tmp/rank1.data"
+"$CDT" report -i "$tmp/mix.data" -i "$tmp/rank1.data" --csv --view functions >"$tmp/fn2" ||
+	fail "merged report"
+one=$(cols "$tmp/fn" function instances cpu_mean | awk -F'\t' '$1 == "bimodal"')
+two=$(cols "$tmp/fn2" function instances cpu_mean | awk -F'\t' '$1 == "bimodal"')
+[ "$(echo "$two" | wc -l)" -eq 1 ] || fail "merged: bimodal is not one row: $two"
+echo "$one	$two" | awk -F'\t' '{ exit !($4 == 2 * $2 && ($5 - $3) * ($5 - $3) < 1e-6 * $3 * $3) }' ||
+	fail "merged: bimodal '$two' is not twice '$one'"
+echo "merged: bimodal $one -> $two"

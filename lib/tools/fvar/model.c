@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "lib/core/array.h"
+#include "lib/core/names.h"
 
 #define FV_NONE UINT32_MAX
 
@@ -37,54 +38,118 @@ struct fv_acc {
 	struct fv_model m;
 	size_t fn_cap, ctx_cap, thr_cap;
 	struct hash fn_ix, ctx_ix, thr_ix;
+	/* (image, address) to function or context, before names are made */
+	struct fv_addr *fn_addr, *ctx_addr;
+	size_t nfn_addr, fn_addr_cap, nctx_addr, ctx_addr_cap;
+	struct hash fn_addr_ix, ctx_addr_ix;
 	uint64_t rng;
 };
 
-static uint32_t fv_find_fn(struct fv_acc *a, const struct profile *p, uint32_t pid,
-			   uint64_t time, uint64_t entry, uint64_t name_addr)
-{
-	uint32_t image = profile_image(p, pid, time);
-	uint64_t hv = hash_mix(hash_u64(image), entry);
-	struct fv_func *f;
+/* An address seen in a process image, and what it stands for. */
+struct fv_addr {
+	uint32_t image, idx;
+	uint64_t entry, ret;
+};
 
-	for (size_t c = 0, i; (i = hash_walk(&a->fn_ix, hv, &c)) != HASH_NONE;)
-		if (a->m.fn[i].image == image && a->m.fn[i].entry == entry)
-			return (uint32_t)i;
-	if (array_grow(&a->m.fn, &a->fn_cap, a->m.nfn, sizeof(*a->m.fn)) ||
-	    hash_add(&a->fn_ix, hv, a->m.nfn))
-		return FV_NONE;
-	f = &a->m.fn[a->m.nfn];
-	f->pid = pid;
-	f->image = image;
-	f->time = time;
-	f->entry = entry;
-	f->name_addr = name_addr;
-	return (uint32_t)a->m.nfn++;
+/* idx of (image, entry, ret) in an address cache, or FV_NONE. */
+static uint32_t fv_addr_find(const struct fv_addr *v, const struct hash *ix, uint64_t hv,
+			     uint32_t image, uint64_t entry, uint64_t ret)
+{
+	for (size_t c = 0, i; (i = hash_walk(ix, hv, &c)) != HASH_NONE;)
+		if (v[i].image == image && v[i].entry == entry && v[i].ret == ret)
+			return v[i].idx;
+	return FV_NONE;
 }
 
-static uint32_t fv_find_ctx(struct fv_acc *a, const struct profile *p, uint32_t pid,
-			    uint64_t time, uint64_t entry, uint64_t ret, uint64_t name_addr)
+static int fv_addr_add(struct fv_addr **v, size_t *n, size_t *cap, struct hash *ix, uint64_t hv,
+		       uint32_t image, uint64_t entry, uint64_t ret, uint32_t idx)
 {
-	uint32_t image = profile_image(p, pid, time), fn;
-	uint64_t hv = hash_mix(hash_mix(hash_u64(image), entry), ret);
+	if (array_grow(v, cap, *n, sizeof(**v)) || hash_add(ix, hv, *n))
+		return -ENOMEM;
+	(*v)[*n] = (struct fv_addr){ .image = image, .idx = idx, .entry = entry, .ret = ret };
+	++*n;
+	return 0;
+}
+
+/*
+ * The function at entry, the same in every process and rank that runs
+ * the same code: known by its name and place ("f (a.c:12)", or
+ * "module+0x1a2b" in stripped code), which no load address changes.
+ * Addresses already seen are cached per process image.
+ */
+static uint32_t fv_find_fn(struct fv_acc *a, const struct profile *p, uint32_t pid,
+			   uint64_t time, uint64_t entry)
+{
+	uint32_t image = profile_image(p, pid, time), idx;
+	uint64_t hv = hash_mix(hash_u64(image), entry), hn;
+	char id[512];
+	struct fv_func *f;
+
+	idx = fv_addr_find(a->fn_addr, &a->fn_addr_ix, hv, image, entry, 0);
+	if (idx != FV_NONE)
+		return idx;
+	names_code(p, pid, time, entry, id, sizeof(id));
+	hn = hash_bytes(id, strlen(id));
+	for (size_t c = 0, i; idx == FV_NONE && (i = hash_walk(&a->fn_ix, hn, &c)) != HASH_NONE;)
+		if (!strcmp(a->m.fn[i].id, id))
+			idx = (uint32_t)i;
+	if (idx == FV_NONE) {
+		if (array_grow(&a->m.fn, &a->fn_cap, a->m.nfn, sizeof(*a->m.fn)) ||
+		    hash_add(&a->fn_ix, hn, a->m.nfn))
+			return FV_NONE;
+		f = &a->m.fn[a->m.nfn];
+		f->id = strdup(id);
+		if (!f->id)
+			return FV_NONE;
+		f->pid = pid;
+		f->time = time;
+		f->entry = entry;
+		f->name_addr = entry;
+		idx = (uint32_t)a->m.nfn++;
+	}
+	return fv_addr_add(&a->fn_addr, &a->nfn_addr, &a->fn_addr_cap, &a->fn_addr_ix, hv, image,
+			   entry, 0, idx) ? FV_NONE : idx;
+}
+
+/* The function at entry called from the call that returns to ret: its
+ * context, known by the call site's name and place (ret 0: unknown). */
+static uint32_t fv_find_ctx(struct fv_acc *a, const struct profile *p, uint32_t pid,
+			    uint64_t time, uint64_t entry, uint64_t ret)
+{
+	uint32_t image = profile_image(p, pid, time), fn, idx;
+	uint64_t hv = hash_mix(hash_mix(hash_u64(image), entry), ret), hn;
+	char site[512] = "";
 	struct fv_ctx *x;
 
-	for (size_t c = 0, i; (i = hash_walk(&a->ctx_ix, hv, &c)) != HASH_NONE;)
-		if (a->m.ctx[i].image == image && a->m.ctx[i].entry == entry &&
-		    a->m.ctx[i].ret == ret)
-			return (uint32_t)i;
-	fn = fv_find_fn(a, p, pid, time, entry, name_addr);
-	if (fn == FV_NONE || array_grow(&a->m.ctx, &a->ctx_cap, a->m.nctx, sizeof(*a->m.ctx)) ||
-	    hash_add(&a->ctx_ix, hv, a->m.nctx))
+	idx = fv_addr_find(a->ctx_addr, &a->ctx_addr_ix, hv, image, entry, ret);
+	if (idx != FV_NONE)
+		return idx;
+	fn = fv_find_fn(a, p, pid, time, entry);
+	if (fn == FV_NONE)
 		return FV_NONE;
-	x = &a->m.ctx[a->m.nctx];
-	x->pid = pid;
-	x->image = image;
-	x->func = fn;
-	x->time = time;
-	x->entry = entry;
-	x->ret = ret;
-	return (uint32_t)a->m.nctx++;
+	if (ret)
+		names_code(p, pid, time, ret - 1, site, sizeof(site));
+	hn = hash_mix(hash_u64(fn), hash_bytes(site, strlen(site)));
+	for (size_t c = 0, i; idx == FV_NONE && (i = hash_walk(&a->ctx_ix, hn, &c)) != HASH_NONE;)
+		if (a->m.ctx[i].func == fn && !strcmp(a->m.ctx[i].site, site))
+			idx = (uint32_t)i;
+	if (idx == FV_NONE) {
+		if (array_grow(&a->m.ctx, &a->ctx_cap, a->m.nctx, sizeof(*a->m.ctx)) ||
+		    hash_add(&a->ctx_ix, hn, a->m.nctx))
+			return FV_NONE;
+		x = &a->m.ctx[a->m.nctx];
+		x->site = strdup(site);
+		if (!x->site)
+			return FV_NONE;
+		x->pid = pid;
+		x->func = fn;
+		x->time = time;
+		x->entry = entry;
+		x->ret = ret;
+		idx = (uint32_t)a->m.nctx++;
+	}
+	return fv_addr_add(&a->ctx_addr, &a->nctx_addr, &a->ctx_addr_cap, &a->ctx_addr_ix, hv,
+			   image, entry, ret, idx) ? FV_NONE : idx;
 }
 
 static struct fv_thr *fv_find_thr(struct fv_acc *a, uint32_t func, uint32_t thread)
@@ -149,7 +214,7 @@ static int fv_keep(struct fv_acc *a, struct fv_ctx *x, const struct rec_fvar_ins
 static int fv_add_inst(struct fv_acc *a, const struct profile *p, const struct rec_fvar_inst *r)
 {
 	uint32_t thread = fv_thread(p, r->pid, r->tid, r->time);
-	uint32_t xi = fv_find_ctx(a, p, r->pid, r->time, r->entry, r->ret, r->entry);
+	uint32_t xi = fv_find_ctx(a, p, r->pid, r->time, r->entry, r->ret);
 	uint32_t nm = r->nmetrics < a->m.nmetrics ? r->nmetrics : a->m.nmetrics;
 	struct fv_ctx *x;
 	struct fv_thr *t;
@@ -178,7 +243,7 @@ static int fv_add_drop(struct fv_acc *a, const struct profile *p, const struct r
 	a->m.drops[r->cause]++;
 	if (!r->entry)
 		return 0;
-	xi = fv_find_ctx(a, p, r->pid, r->time, r->entry, r->ret, r->entry);
+	xi = fv_find_ctx(a, p, r->pid, r->time, r->entry, r->ret);
 	if (xi == FV_NONE)
 		return -ENOMEM;
 	a->m.ctx[xi].st.drops[r->cause]++;
@@ -208,7 +273,7 @@ static int fv_add_sample(struct fv_acc *a, const struct profile *p,
 
 		if (!r->entry[k])
 			continue; /* in no function the agent knew */
-		xi = fv_find_ctx(a, p, r->pid, r->time, r->entry[k], ret, r->entry[k]);
+		xi = fv_find_ctx(a, p, r->pid, r->time, r->entry[k], ret);
 		if (xi == FV_NONE)
 			return -ENOMEM;
 		a->m.ctx[xi].st.samples++;
@@ -360,6 +425,19 @@ static int fv_rank_cmp(const void *x, const void *y, void *arg)
 	return a->entry < b->entry ? -1 : a->entry > b->entry;
 }
 
+static void fv_acc_index_free(struct fv_acc *a)
+{
+	hash_free(&a->fn_ix);
+	hash_free(&a->ctx_ix);
+	hash_free(&a->thr_ix);
+	hash_free(&a->fn_addr_ix);
+	hash_free(&a->ctx_addr_ix);
+	free(a->fn_addr);
+	free(a->ctx_addr);
+	a->fn_addr = a->ctx_addr = NULL;
+	a->nfn_addr = a->nctx_addr = a->fn_addr_cap = a->ctx_addr_cap = 0;
+}
+
 static int fv_finish(struct fv_acc *a)
 {
 	struct fv_model *m = &a->m;
@@ -389,16 +467,18 @@ static int fv_finish(struct fv_acc *a)
 		m->order[i] = i;
 	}
 	qsort_r(m->order, m->nfn, sizeof(*m->order), fv_rank_cmp, m);
-	hash_free(&a->fn_ix);
-	hash_free(&a->ctx_ix);
-	hash_free(&a->thr_ix);
+	fv_acc_index_free(a);
 	return 0;
 }
 
 static void fv_model_free(struct fv_model *m)
 {
-	for (size_t i = 0; i < m->nctx; i++)
+	for (size_t i = 0; i < m->nctx; i++) {
 		free(m->ctx[i].res);
+		free(m->ctx[i].site);
+	}
+	for (size_t i = 0; i < m->nfn; i++)
+		free(m->fn[i].id);
 	free(m->ctx);
 	free(m->fn);
 	free(m->thr);
@@ -416,9 +496,7 @@ static void fv_state_free(void *data)
 {
 	struct fv_state *s = data;
 
-	hash_free(&s->acc.fn_ix);
-	hash_free(&s->acc.ctx_ix);
-	hash_free(&s->acc.thr_ix);
+	fv_acc_index_free(&s->acc);
 	fv_model_free(&s->acc.m);
 	free(s);
 }

@@ -47,7 +47,8 @@ struct fv_stats {
 
 /* A function in one calling context: its call site (ret). */
 struct fv_ctx {
-	uint32_t pid, image, func;
+	uint32_t pid, func;
+	char *site;        /* the call site as names_code has it, "" if unknown */
 	uint64_t time;     /* when first seen, for names */
 	uint64_t entry, ret;
 	struct fv_stats st;
@@ -56,8 +57,10 @@ struct fv_ctx {
 	size_t nres;
 };
 
+/* A function: the same in every process and rank that runs its code. */
 struct fv_func {
-	uint32_t pid, image;
+	uint32_t pid;      /* where it was first seen, for names */
+	char *id;          /* its name and place, as names_code has it */
 	uint64_t time, entry;
 	uint64_t name_addr; /* an address in it that was symbolized */
 	struct fv_stats st;
