@@ -110,6 +110,6 @@ cp "$tmp/mix.data" "$tmp/rank1.data"
 one=$(cols "$tmp/fn" function instances cpu_mean | awk -F'\t' '$1 == "bimodal"')
 two=$(cols "$tmp/fn2" function instances cpu_mean | awk -F'\t' '$1 == "bimodal"')
 [ "$(echo "$two" | wc -l)" -eq 1 ] || fail "merged: bimodal is not one row: $two"
-echo "$one	$two" | awk -F'\t' '{ exit !($4 == 2 * $2 && ($5 - $3) * ($5 - $3) < 1e-6 * $3 * $3) }' ||
+echo "$one	$two" | awk -F'\t' '{ exit !($5 == 2 * $2 && ($6 - $3) * ($6 - $3) < 1e-6 * $3 * $3) }' ||
 	fail "merged: bimodal '$two' is not twice '$one'"
 echo "merged: bimodal $one -> $two"
