@@ -7,8 +7,11 @@
 # And two runs on a shared VM go at speeds up to ~10% apart, so the kinds
 # of calls are compared by their ratio to steady's median of the same run.
 #   - bimodal's calls split at 5.5 units into its two kinds: the median of
-#     each kind over steady's agrees within 10%, and the share of 10-unit
-#     calls within 4 * 0.5 / sqrt(n) + 0.05 (binomial, n cdt's instances);
+#     each kind over steady's agrees within 10% plus 5 us (what cdt takes
+#     out of an instance is measured at the start; on a loaded machine the
+#     kernel's trap delivery drifts by a few us: +3.4 us seen, 15% of a
+#     22 us call), and the share of 10-unit calls within
+#     4 * 0.5 / sqrt(n) + 0.05 (binomial, n cdt's instances);
 #   - steady's median agrees within 20% (the two runs' speeds);
 #   - uftrace saw every call: its count is the calls cdt estimated, within
 #     4 * sqrt(1/s + cv^2/n) + 10% (s samples, n instances; see fvar_mix.sh).
@@ -59,10 +62,10 @@ echo "bimodal: cdt $1 instances, $2 of them long, medians $3 and $4 ns; uftrace 
 awk -v n="$1" -v a="$2" -v b="$6" -v l1="$3" -v l2="$7" -v h1="$4" -v h2="$8" -v sc="$sc" -v su="$su" 'BEGIN {
 	tol = 4 * 0.5 / sqrt(n) + 0.05
 	if (a - b > tol || b - a > tol) { printf "long share: margin %.3f\n", tol; exit 1 }
-	l = (l1 / sc) / (l2 / su); h = (h1 / sc) / (h2 / su)
-	printf "over steady: short calls %.3f of uftrace'"'"'s, long calls %.3f\n", l, h
-	if (l > 1.1 || l < 0.9) { print "short calls median"; exit 1 }
-	if (h > 1.1 || h < 0.9) { print "long calls median"; exit 1 }
+	l = l2 * sc / su; h = h2 * sc / su
+	printf "over steady: short calls %.0f ns, expected %.0f; long calls %.0f ns, expected %.0f\n", l1, l, h1, h
+	if (l1 - l > 0.1 * l + 5000 || l - l1 > 0.1 * l + 5000) { print "short calls median"; exit 1 }
+	if (h1 - h > 0.1 * h + 5000 || h - h1 > 0.1 * h + 5000) { print "long calls median"; exit 1 }
 }' || fail "bimodal: cdt and uftrace disagree"
 
 for f in bimodal steady; do
