@@ -294,8 +294,10 @@ static void fv_begin(struct agent_thread *t, struct fv_thread *s, ucontext_t *uc
 			o->v0[i] = now;
 	return;
 fail:
-	/* The watch register may hold the entry breakpoint (fv_trap). */
-	fv_watch_top(t, s, time);
+	/* With none open, the watch register may hold the entry breakpoint
+	 * (fv_trap); with some, it still watches the innermost. */
+	if (!s->nopen)
+		wpt_disarm(&t->wp, s->wret);
 out:
 	s->own_ns += agent_now() - time;
 }
@@ -314,7 +316,6 @@ static void fv_tick(struct agent_thread *t, ucontext_t *uc, uint64_t time)
 	if (!functab_find(ip, &start, &end))
 		goto out; /* no symbol: nothing to measure; the sample still counts */
 	r.entry[0] = start;
-	r.ncallers = fv_callers(fv_sp(uc), start, r.caller, r.entry + 1);
 	if (fv_calls) {
 		/* A call event: the thread stands at the callee's entry, unless
 		 * the sample skidded past it; this call is the instance. */
@@ -326,6 +327,9 @@ static void fv_tick(struct agent_thread *t, ucontext_t *uc, uint64_t time)
 		fv_begin(t, s, uc, time, 1);
 		return;
 	}
+	/* Only time samples count for their callers (a call sample stands
+	 * for its callee alone): the scan is theirs. */
+	r.ncallers = fv_callers(fv_sp(uc), start, r.caller, r.entry + 1);
 	entry = start;
 	while (level < r.ncallers && (fv_rand(s) & 0xffff) < fv_p.caller_p16)
 		level++;
