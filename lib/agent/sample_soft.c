@@ -77,6 +77,18 @@ static size_t soft_read(uint64_t addr, void *buf, size_t len, void *arg)
 }
 
 /*
+ * A step trap is forced on the thread, so it must never find SIGTRAP
+ * blocked: not after a system call (below), and not where the context
+ * returned to has it blocked.  A signal taken inside sigsuspend, ppoll,
+ * pselect or epoll_pwait returns to the mask from before the call, which
+ * may block everything.
+ */
+static int soft_may_step(const ucontext_t *uc, const struct insn_access *acc)
+{
+	return !(acc->flags & ACC_F_KERNEL) && !sigismember(&uc->uc_sigmask, SIGTRAP);
+}
+
+/*
  * 1: memory access found and emitted; 0: not reached, step on; -1:
  * undecodable; SOFT_KERNEL: the next instruction enters the kernel, and
  * must not be stepped: a system call such as the raw rt_sigprocmask in
@@ -84,6 +96,7 @@ static size_t soft_read(uint64_t addr, void *buf, size_t len, void *arg)
  * is forced on the thread and kills the program.
  */
 #define SOFT_KERNEL 2
+
 static int soft_try(struct agent_thread *t, ucontext_t *uc, uint64_t time, int stepped)
 {
 	struct decode_regs regs;
@@ -95,7 +108,7 @@ static int soft_try(struct agent_thread *t, ucontext_t *uc, uint64_t time, int s
 	r = decode_next_access(&code, &regs, SOFT_WALK, &acc);
 	if (r == 1)
 		soft_emit(t, &acc, time, stepped);
-	return r == 0 && (acc.flags & ACC_F_KERNEL) ? SOFT_KERNEL : r;
+	return r == 0 && !soft_may_step(uc, &acc) ? SOFT_KERNEL : r;
 }
 
 /* The walk is over: t (NULL if the thread's slot is gone) pays for it. */
@@ -144,10 +157,10 @@ void soft_guard(struct agent_thread *t, ucontext_t *uc)
 {
 	struct decode_regs regs;
 	struct decode_code code = { soft_read, &regs.rip };
-	struct insn_access acc;
+	struct insn_access acc = { 0 };
 
 	decode_regs_from_ucontext(&regs, uc, t->fs_base, 0);
-	if (decode_next_access(&code, &regs, 1, &acc) == 0 && (acc.flags & ACC_F_KERNEL))
+	if (decode_next_access(&code, &regs, 1, &acc) < 0 || !soft_may_step(uc, &acc))
 		soft_stop_stepping(t, uc);
 }
 
