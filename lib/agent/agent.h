@@ -225,6 +225,7 @@ void wpt_init(struct wpt_set *s, pid_t tid);
 int wpt_arm(struct wpt_set *s, int slot, uint64_t addr, unsigned len,
 	    enum wpt_type type, uint64_t cookie);
 int wpt_disarm(struct wpt_set *s, int slot);
+int wpt_armed(const struct wpt_set *s);
 void wpt_close(struct wpt_set *s);
 void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc,
 		 uint64_t t0);

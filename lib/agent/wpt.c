@@ -131,6 +131,14 @@ int wpt_disarm(struct wpt_set *s, int slot)
 	return err;
 }
 
+int wpt_armed(const struct wpt_set *s)
+{
+	for (int i = 0; i < WPT_SLOTS; i++)
+		if (s->slot[i].armed)
+			return 1;
+	return 0;
+}
+
 void wpt_close(struct wpt_set *s)
 {
 	for (int i = 0; i < WPT_SLOTS; i++) {

@@ -197,7 +197,8 @@ struct agent_stats {
  */
 struct agent_ext {
 	uint64_t stray; /* late: a step trap past cdt's stepping (a handler of the
-			 * program returned to the flag cdt had set) */
+			 * program returned to the flag cdt had set), or a
+			 * watchpoint trap whose cause the hypervisor lost */
 	uint64_t async; /* raised while SIGTRAP was blocked (a raw system call),
 			 * so delivered away from the instruction that caused it */
 	uint64_t sample_cpu_ns, sample_cpu_n; /* samples measured (steps included) */

@@ -4,10 +4,12 @@
  * that itself lives on SIGTRAP must leave working.
  *
  *   sigtrap [K]     K (default 100) rounds of memory work, raise(SIGTRAP),
- *                   more work and an int3, first with a handler installed by
- *                   sigaction(SA_SIGINFO), then K more rounds with one from
- *                   signal().  Each handler counts its calls, split by
- *                   si_code (SI_TKILL for raise, SI_KERNEL for int3).
+ *                   more work, an int3 and an int1, first with a handler
+ *                   installed by sigaction(SA_SIGINFO), then K more rounds
+ *                   with one from signal().  Each handler counts its calls,
+ *                   split by si_code (SI_TKILL for raise, SI_KERNEL for int3,
+ *                   TRAP_BRKPT for int1: what cdt also sees when a KVM guest
+ *                   loses the cause of one of its own debug traps).
  *                   sigaction() and signal() must report the handler the
  *                   program installed before.
  *   sigtrap --block SIGTRAP blocked with sigprocmask() in the main thread
@@ -28,8 +30,10 @@
 #define WORDS (1u << 16)
 #define STEPS 1000000u /* about 1.3 ms of CPU */
 
-static volatile sig_atomic_t info_raise, info_int3, info_other;
+static volatile sig_atomic_t info_raise, info_int3, info_int1, info_other;
 static volatile sig_atomic_t plain_calls;
+/* Watched by the test, so a debug register is armed when int1 traps. */
+volatile uint64_t sigtrap_rounds;
 
 static void on_trap_info(int sig, siginfo_t *si, void *uc)
 {
@@ -40,6 +44,8 @@ static void on_trap_info(int sig, siginfo_t *si, void *uc)
 		info_raise++;
 	else if (si->si_code == SI_KERNEL)
 		info_int3++;
+	else if (si->si_code == TRAP_BRKPT)
+		info_int1++;
 	else
 		info_other++;
 }
@@ -69,6 +75,11 @@ static void int3(void)
 	__asm__ volatile("int3" ::: "memory");
 }
 
+static void int1(void)
+{
+	__asm__ volatile(".byte 0xf1" ::: "memory");
+}
+
 static int rounds(int k, uint64_t *acc)
 {
 	for (int i = 0; i < k; i++) {
@@ -77,6 +88,8 @@ static int rounds(int k, uint64_t *acc)
 			return -1;
 		*acc += work((uint64_t)i + 1, STEPS);
 		int3();
+		sigtrap_rounds++;
+		int1();
 	}
 	return 0;
 }
@@ -110,11 +123,12 @@ static int handlers(int k)
 	}
 	if (rounds(k, &acc))
 		return 1;
-	printf("sigtrap: sigaction handler saw %d raise and %d int3 of %d each, %d other; "
-	       "signal handler saw %d of %d (checksum %llx)\n", (int)info_raise,
-	       (int)info_int3, k, (int)info_other, (int)plain_calls, 2 * k,
+	printf("sigtrap: sigaction handler saw %d raise, %d int3 and %d int1 of %d each, "
+	       "%d other; signal handler saw %d of %d (checksum %llx)\n", (int)info_raise,
+	       (int)info_int3, (int)info_int1, k, (int)info_other, (int)plain_calls, 3 * k,
 	       (unsigned long long)acc);
-	if (info_raise != k || info_int3 != k || info_other || plain_calls != 2 * k)
+	if (info_raise != k || info_int3 != k || info_int1 != k || info_other ||
+	    plain_calls != 3 * k)
 		ok = 0;
 	return !ok;
 }
