@@ -251,7 +251,7 @@ const struct rec_task *profile_task_by_tid(const struct profile *p, uint32_t pid
 	return any;
 }
 
-static struct prof_proc *profile_find_proc(const struct profile *p, uint32_t pid)
+struct prof_proc *profile_find_proc(const struct profile *p, uint32_t pid)
 {
 	const struct prof_index *x = p->nprocs >= PROF_IX_MIN ? profile_ix_procs(p) : NULL;
 

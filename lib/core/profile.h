@@ -207,6 +207,8 @@ int profile_symbolize(struct profile *p, char *warn, size_t warnlen);
  * by image, since exec reuses the pid with other modules.
  */
 uint32_t profile_image(const struct profile *p, uint32_t pid, uint64_t time);
+/* The process pid (its latest image), or NULL. */
+struct prof_proc *profile_find_proc(const struct profile *p, uint32_t pid);
 const struct prof_sym *profile_sym(const struct profile *p, uint32_t pid, uint64_t time,
 				   int kind, uint64_t addr);
 /* The same by image key (prof_path.image). */

@@ -24,6 +24,9 @@
  *                 or 10 units at random, as bimodal() does.
  *   -m tiny       tiny() costs 1 unit (about 1 us at -u 1000): millions
  *                 of calls, for overhead that must not grow with them.
+ *   -m paths      leaf() (2 units) has one call site, in helper(), which
+ *                 via_a() and via_b() call in turn: one context, two full
+ *                 call paths, half the instances each.
  *
  * -N LOOPS runs that many iterations of a thread's loop (a batch of 100
  * calls for tiny) instead of -t CPU seconds: a fixed amount of work, for
@@ -51,9 +54,9 @@
 #define MAX_THREADS 16
 #define NOINLINE __attribute__((noinline))
 
-enum { F_BIMODAL, F_STEADY, F_SHARE, F_DESCEND, F_JUMPER, F_LIB, F_TINY, F_N };
+enum { F_BIMODAL, F_STEADY, F_SHARE, F_DESCEND, F_JUMPER, F_LIB, F_TINY, F_LEAF, F_N };
 static const char *const fname[F_N] = { "bimodal", "steady", "share", "descend", "jumper",
-					"lib_work", "tiny" };
+					"lib_work", "tiny", "leaf" };
 
 uint64_t lib_work(uint64_t units, uint64_t iters, uint64_t x); /* libfvarlib.so */
 
@@ -140,6 +143,32 @@ NOINLINE uint64_t descend(int d, uint64_t x)
 	return x;
 }
 
+NOINLINE uint64_t leaf(uint64_t x)
+{
+	return burn(2, x);
+}
+
+NOINLINE uint64_t helper(uint64_t x)
+{
+	x = leaf(x);
+	__asm__ volatile("" : "+r"(x));
+	return x;
+}
+
+NOINLINE uint64_t via_a(uint64_t x)
+{
+	x = helper(x);
+	__asm__ volatile("" : "+r"(x));
+	return x;
+}
+
+NOINLINE uint64_t via_b(uint64_t x)
+{
+	x = helper(x ^ 1);
+	__asm__ volatile("" : "+r"(x));
+	return x;
+}
+
 static __thread jmp_buf leap_env;
 
 NOINLINE uint64_t jumper(int leave, uint64_t x)
@@ -186,6 +215,8 @@ static void *run(void *arg)
 			TIMED(w, F_STEADY, steady(x + w->sink));
 		} else if (!strcmp(mode, "recursive")) {
 			TIMED(w, F_DESCEND, descend(9, x + w->sink));
+		} else if (!strcmp(mode, "paths")) {
+			w->sink = it & 1 ? via_b(x + w->sink) : via_a(x + w->sink);
 		} else if (!strcmp(mode, "lib")) {
 			TIMED(w, F_LIB, lib_work(xrand(w) & 1 ? 10 : 1, unit, x + w->sink));
 		} else if (!strcmp(mode, "tiny")) {
@@ -208,7 +239,7 @@ static void *run(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fvar_shapes [-m mix|imbalance|recursive|longjmp|lib|tiny] [-n THREADS] "
+	fprintf(stderr, "usage: fvar_shapes [-m mix|imbalance|recursive|longjmp|lib|tiny|paths] [-n THREADS] "
 			"[-t CPU_SECONDS | -N LOOPS] [-u ITERS] [-r ROUNDS] [-T FILE]\n");
 	exit(2);
 }
@@ -248,7 +279,8 @@ int main(int argc, char **argv)
 	if (nthreads < 1 || nthreads > MAX_THREADS || seconds <= 0 || !unit || rounds < 1 ||
 	    iters < 0 ||
 	    (strcmp(mode, "mix") && strcmp(mode, "imbalance") && strcmp(mode, "recursive") &&
-	     strcmp(mode, "longjmp") && strcmp(mode, "lib") && strcmp(mode, "tiny")))
+	     strcmp(mode, "longjmp") && strcmp(mode, "lib") && strcmp(mode, "tiny") &&
+	     strcmp(mode, "paths")))
 		usage();
 	for (int i = 0; i < nthreads; i++) {
 		w[i].k = i;

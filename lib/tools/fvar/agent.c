@@ -50,6 +50,15 @@ struct fv_open {
 	uint64_t v0[FV_MAX_METRICS];
 };
 
+/* Call sites whose instances this thread counts, for fv_stack_due. */
+#define FV_SEEN 512
+#define FV_SEEN_PROBES 8
+
+struct fv_seen {
+	uint64_t entry, ret;
+	uint64_t n;
+};
+
 #define FV_CALIB_RUNS 63
 #define FV_CALIB_WARM 4
 #define FV_CALIB_WORK (1u << 20)
@@ -70,6 +79,7 @@ struct fv_thread {
 	uint64_t events;  /* samples and traps so far */
 	uint64_t born;    /* when the thread started */
 	uint64_t rng;
+	struct fv_seen seen[FV_SEEN];
 };
 
 static struct fvar_params fv_p;
@@ -351,12 +361,49 @@ out:
 	s->own_ns += agent_now() - time;
 }
 
-/* own: handler time inside the instance; nested: samples and traps inside
- * it, each of which also cost what the calibration measured. */
-static void fv_emit(struct agent_thread *t, struct fv_thread *s, const struct fv_open *o,
-		    const uint64_t *v, uint64_t own, uint64_t nested)
+/*
+ * Whether this instance keeps its callers' stack: the n-th instance of its
+ * call site in this thread does with probability 1/2^floor(log2 n), so
+ * about one per doubling of its calls, at random (a periodic pattern of
+ * paths cannot alias with it).  A call site's paths are thus seen across
+ * the whole run at a cost (and a profile size) that grows with the log of
+ * its calls; a full table keeps no more.
+ */
+static int fv_stack_due(struct fv_thread *s, uint64_t entry, uint64_t ret)
 {
-	struct rec_fvar_inst r = { 0 };
+	uint64_t h = (entry ^ (ret * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+
+	if (!fv_p.stack_bytes)
+		return 0;
+	for (unsigned i = 0; i < FV_SEEN_PROBES; i++) {
+		struct fv_seen *e = &s->seen[(h >> 40) % FV_SEEN];
+
+		if (!e->n) {
+			*e = (struct fv_seen){ entry, ret, 1 };
+			return 1;
+		}
+		if (e->entry == entry && e->ret == ret) {
+			unsigned octave = 63u - (unsigned)__builtin_clzll(++e->n);
+
+			return !(fv_rand(s) & ((1ull << octave) - 1));
+		}
+		h += 0x9e3779b97f4a7c15ull;
+	}
+	return 0;
+}
+
+/*
+ * own: handler time inside the instance; nested: samples and traps inside
+ * it, each of which also cost what the calibration measured.  uc is the
+ * return's: the caller's registers, and its stack from o->slot + 8, which
+ * the front end unwinds into the call path.
+ */
+static void fv_emit(struct agent_thread *t, struct fv_thread *s, const struct fv_open *o,
+		    const uint64_t *v, uint64_t own, uint64_t nested, const ucontext_t *uc)
+{
+	static const int regs[FV_NREGS] = { REG_RBX, REG_RBP, REG_R12, REG_R13, REG_R14, REG_R15 };
+	struct rec_fvar_inst r = { 0 }, *out;
+	uint32_t words = 0;
 
 	r.pid = (uint32_t)agent_g.pid;
 	r.tid = (uint32_t)t->tid;
@@ -382,8 +429,25 @@ static void fv_emit(struct agent_thread *t, struct fv_thread *s, const struct fv
 		s->ncalib++;
 		return;
 	}
-	if (arena_write(&agent_g.arena, &r, sizeof(r), REC_FVAR_INST))
+	if (fv_stack_due(s, o->entry, o->ret))
+		words = fv_p.stack_bytes / 8;
+	out = arena_reserve(&agent_g.arena, (uint32_t)(sizeof(r) + words * 8), REC_FVAR_INST);
+	if (!out) {
 		t->st.dropped++;
+		return;
+	}
+	for (int i = 0; i < FV_NREGS; i++)
+		r.regs[i] = (uint64_t)uc->uc_mcontext.gregs[regs[i]];
+	/* The stack is read into the ring, up to its unmapped end; the size
+	 * reserved stays, the words not read are zero. */
+	if (words) {
+		size_t got = fv_read(o->slot + 8, out->tail, words * 8);
+
+		r.nstack = words;
+		memset((char *)out->tail + got, 0, words * 8 - got);
+	}
+	memcpy((char *)out + sizeof(r.h), (const char *)&r + sizeof(r.h), sizeof(r) - sizeof(r.h));
+	arena_commit(&agent_g.arena, out);
 }
 
 /* The watched slot was accessed: the return, another reader, or a new frame. */
@@ -401,7 +465,7 @@ static void fv_slot(struct agent_thread *t, struct fv_thread *s, ucontext_t *uc,
 	if (fv_ip(uc) == o->ret && fv_sp(uc) == o->slot + 8) {
 		s->nopen--;
 		if (have)
-			fv_emit(t, s, o, v, own - o->own0, s->events - 1 - o->ev0);
+			fv_emit(t, s, o, v, own - o->own0, s->events - 1 - o->ev0, uc);
 		else
 			fv_drop(t, o, time, FV_DROP_ARM);
 	} else if (fv_sp(uc) < o->slot &&

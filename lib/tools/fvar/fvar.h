@@ -17,6 +17,10 @@
 #define FV_DEFAULT_DEPTH 16
 #define FV_MAX_CALLERS 8    /* return addresses a sample keeps */
 #define FV_SCAN_WORDS 128   /* stack words a sample scans for them */
+#define FV_DEFAULT_STACK 4096 /* bytes of stack kept for a call path */
+#define FV_MAX_STACK 65536
+#define FV_MAX_PATH 64        /* return addresses a call path keeps */
+#define FV_NREGS 6            /* rec_fvar_inst.regs */
 
 /* fvar_params.metric[].src: where a metric is read. */
 enum fv_src {
@@ -40,7 +44,9 @@ struct fvar_params {
 	/* At a sample, the function measured is the sampled one, or with
 	 * this probability (per 65536) each time, one caller further out. */
 	uint32_t caller_p16;
-	uint32_t pad;
+	/* Bytes of the callers' stack an instance keeps for its call path
+	 * (0: none); only some instances keep it (fv_stack_due). */
+	uint32_t stack_bytes;
 	struct fvar_metric metric[FV_MAX_METRICS];
 };
 AGENT_PARAMS_CHECK(struct fvar_params);
@@ -58,8 +64,15 @@ enum fvar_rec_type {
 	REC_FVAR_TOTAL = REC_TOOL_TYPE(REC_FVAR_BLOCK, 4),  /* a thread's metrics, all told */
 };
 
-/* One instance of the function at `entry`, called from the call that
- * returns to `ret`, measured from its entry to its return. */
+/*
+ * One instance of the function at `entry`, called from the call that
+ * returns to `ret`, measured from its entry to its return.  Since call
+ * paths, a tail may follow v[] (shorter records have none): the caller's
+ * callee-saved registers at the return and, from the agent, `nstack`
+ * words of stack from slot + 8 up, which the front end unwinds after the
+ * run into `npath` return addresses (the call path beyond the call site,
+ * innermost first), the form a profile file keeps.
+ */
 struct rec_fvar_inst {
 	struct rec_hdr h;
 	uint32_t pid, tid;
@@ -70,7 +83,11 @@ struct rec_fvar_inst {
 	uint32_t depth; /* instances of this thread open around it */
 	uint32_t nmetrics;
 	uint64_t v[FV_MAX_METRICS]; /* V_ret - V_call per fvar_params.metric */
+	uint64_t regs[FV_NREGS]; /* rbx, rbp, r12, r13, r14, r15 at the return */
+	uint32_t nstack, npath;
+	uint64_t tail[]; /* nstack words, or npath return addresses */
 };
+#define FV_INST_V1 88 /* the size before call paths */
 
 /* rec_fvar_drop.cause */
 enum fv_cause {
@@ -141,7 +158,7 @@ REC_SIZE_IS(rec_fvar_calib, 88);
 REC_FIELD(rec_fvar_calib, runs, 12);
 REC_FIELD(rec_fvar_calib, bias, 24);
 REC_FIELD(rec_fvar_calib, spread, 56);
-REC_SIZE_IS(rec_fvar_inst, 88);
+REC_SIZE_IS(rec_fvar_inst, 144);
 REC_FIELD(rec_fvar_inst, pid, 8);
 REC_FIELD(rec_fvar_inst, tid, 12);
 REC_FIELD(rec_fvar_inst, time, 16);
@@ -151,6 +168,10 @@ REC_FIELD(rec_fvar_inst, slot, 40);
 REC_FIELD(rec_fvar_inst, depth, 48);
 REC_FIELD(rec_fvar_inst, nmetrics, 52);
 REC_FIELD(rec_fvar_inst, v, 56);
+REC_FIELD(rec_fvar_inst, regs, 88);
+REC_FIELD(rec_fvar_inst, nstack, 136);
+REC_FIELD(rec_fvar_inst, npath, 140);
+REC_FIELD(rec_fvar_inst, tail, 144);
 REC_SIZE_IS(rec_fvar_drop, 48);
 REC_FIELD(rec_fvar_drop, time, 16);
 REC_FIELD(rec_fvar_drop, entry, 24);

@@ -211,6 +211,62 @@ static int fv_keep(struct fv_acc *a, struct fv_ctx *x, const struct rec_fvar_ins
 	return 0;
 }
 
+/* r's call path as text (fv_path); 0, or -ENOSPC if it did not fit. */
+static int fv_path_text(const struct profile *p, const struct rec_fvar_inst *r, char *buf,
+			size_t len)
+{
+	char prev[256] = "", cur[256];
+	size_t o = 0;
+	unsigned rep = 0;
+
+	buf[0] = 0;
+	for (uint32_t k = 0; k <= r->npath; k++) {
+		if (k < r->npath)
+			names_code(p, r->pid, r->time, r->tail[k] - 1, cur, sizeof(cur));
+		if (k < r->npath && rep && !strcmp(cur, prev)) {
+			rep++;
+			continue;
+		}
+		if (rep > 1)
+			o += (size_t)snprintf(buf + o, o < len ? len - o : 0, " x%u", rep);
+		if (k < r->npath)
+			o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", k ? " < " : "",
+					      cur);
+		if (o >= len)
+			return -ENOSPC;
+		memcpy(prev, cur, sizeof(prev));
+		rep = 1;
+	}
+	return 0;
+}
+
+static int fv_add_path(struct fv_ctx *x, const struct profile *p, const struct rec_fvar_inst *r)
+{
+	char text[2048];
+
+	if (r->h.size < sizeof(*r) || !r->npath)
+		return 0;
+	x->path_n++;
+	if (fv_path_text(p, r, text, sizeof(text))) {
+		x->path_other++;
+		return 0;
+	}
+	for (uint32_t i = 0; i < x->npath; i++)
+		if (!strcmp(x->path[i].text, text)) {
+			x->path[i].n++;
+			return 0;
+		}
+	if (x->npath == FV_CTX_PATHS) {
+		x->path_other++;
+		return 0;
+	}
+	x->path[x->npath].text = strdup(text);
+	if (!x->path[x->npath].text)
+		return -ENOMEM;
+	x->path[x->npath++].n = 1;
+	return 0;
+}
+
 static int fv_add_inst(struct fv_acc *a, const struct profile *p, const struct rec_fvar_inst *r)
 {
 	uint32_t thread = fv_thread(p, r->pid, r->tid, r->time);
@@ -233,6 +289,8 @@ static int fv_add_inst(struct fv_acc *a, const struct profile *p, const struct r
 	}
 	a->m.instances++;
 	fv_first(a, r->time);
+	if (fv_add_path(x, p, r))
+		return -ENOMEM;
 	return fv_keep(a, x, r, thread, nm);
 }
 
@@ -257,7 +315,7 @@ static int fv_add_sample(struct fv_acc *a, const struct profile *p,
 {
 	uint32_t thread = fv_thread(p, r->pid, r->tid, r->time);
 	uint32_t n = r->ncallers < FV_MAX_CALLERS ? r->ncallers : FV_MAX_CALLERS;
-	uint32_t seen[FV_MAX_CALLERS + 1], nseen = 0;
+	uint32_t seen[FV_MAX_CALLERS + 1], nseen = 0, seen_ctx[FV_MAX_CALLERS + 1], nctx = 0;
 
 	a->m.samples++;
 	fv_first(a, r->time);
@@ -276,8 +334,14 @@ static int fv_add_sample(struct fv_acc *a, const struct profile *p,
 		xi = fv_find_ctx(a, p, r->pid, r->time, r->entry[k], ret);
 		if (xi == FV_NONE)
 			return -ENOMEM;
-		a->m.ctx[xi].st.samples++;
-		/* A recursive function counts once per sample. */
+		/* A recursive function counts once per sample, in each of its
+		 * contexts and in all. */
+		for (j = 0; j < nctx && seen_ctx[j] != xi; j++)
+			;
+		if (j == nctx) {
+			seen_ctx[nctx++] = xi;
+			a->m.ctx[xi].st.samples++;
+		}
 		for (j = 0; j < nseen && seen[j] != a->m.ctx[xi].func; j++)
 			;
 		if (j < nseen)
@@ -452,6 +516,13 @@ static int fv_finish(struct fv_acc *a)
 			f->drops[c] += x->st.drops[c];
 		if (x->st.m[0].n > 1)
 			x->st.cv_intra = welford_cv(&x->st.m[0]);
+		for (uint32_t j = 1; j < x->npath; j++)
+			for (uint32_t k = j; k > 0 && x->path[k].n > x->path[k - 1].n; k--) {
+				struct fv_path tmp = x->path[k];
+
+				x->path[k] = x->path[k - 1];
+				x->path[k - 1] = tmp;
+			}
 	}
 	m->order = calloc(m->nfn ? m->nfn : 1, sizeof(*m->order));
 	if (!m->order)
@@ -476,6 +547,8 @@ static void fv_model_free(struct fv_model *m)
 	for (size_t i = 0; i < m->nctx; i++) {
 		free(m->ctx[i].res);
 		free(m->ctx[i].site);
+		for (uint32_t k = 0; k < m->ctx[i].npath; k++)
+			free(m->ctx[i].path[k].text);
 	}
 	for (size_t i = 0; i < m->nfn; i++)
 		free(m->fn[i].id);
@@ -579,6 +652,13 @@ static int fv_check_inst(const struct rec_hdr *h, char *why, size_t whylen)
 		snprintf(why, whylen, "fvar instance with %u metrics", r->nmetrics);
 		return -EBADMSG;
 	}
+	/* A record of the old size was given zero nstack and npath. */
+	if ((r->nstack && r->npath) || r->npath > FV_MAX_PATH ||
+	    sizeof(*r) + ((uint64_t)r->nstack + r->npath) * sizeof(r->tail[0]) > h->size) {
+		snprintf(why, whylen, "fvar instance with %u stack words and %u path entries in "
+			 "%u bytes", r->nstack, r->npath, h->size);
+		return -EBADMSG;
+	}
 	return 0;
 }
 
@@ -605,8 +685,8 @@ static int fv_check_sample(const struct rec_hdr *h, char *why, size_t whylen)
 }
 
 static const struct rec_desc fv_types[] = {
-	{ REC_FVAR_INST, REC_T_AGENT, sizeof(struct rec_fvar_inst),
-	  sizeof(struct rec_fvar_inst), "REC_FVAR_INST", fv_check_inst },
+	{ REC_FVAR_INST, REC_T_AGENT, FV_INST_V1, sizeof(struct rec_fvar_inst), "REC_FVAR_INST",
+	  fv_check_inst },
 	{ REC_FVAR_DROP, REC_T_AGENT, sizeof(struct rec_fvar_drop),
 	  sizeof(struct rec_fvar_drop), "REC_FVAR_DROP", fv_check_drop },
 	{ REC_FVAR_SAMPLE, REC_T_AGENT, sizeof(struct rec_fvar_sample),
@@ -627,6 +707,8 @@ static int fv_sym(const struct rec_hdr *h, prof_need_fn need, void *ctx)
 		err = need(ctx, r->pid, r->time, SYM_CODE, r->entry);
 		if (!err && r->ret)
 			err = need(ctx, r->pid, r->time, SYM_CODE, r->ret - 1);
+		for (uint32_t k = 0; !err && k < r->npath; k++)
+			err = need(ctx, r->pid, r->time, SYM_CODE, r->tail[k] - 1);
 	} else if (h->type == REC_FVAR_SAMPLE) {
 		const struct rec_fvar_sample *r = (const struct rec_fvar_sample *)h;
 

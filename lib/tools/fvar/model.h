@@ -45,6 +45,17 @@ struct fv_stats {
 	uint32_t nthreads;  /* threads it was sampled in */
 };
 
+/* Call paths kept per context, the most frequent first once finished;
+ * the others are only counted. */
+#define FV_CTX_PATHS 4
+
+/* A full call path beyond the call site: "g (a.c:9) < main (a.c:30)",
+ * a frame repeated by recursion written once with "x3". */
+struct fv_path {
+	char *text;
+	uint64_t n; /* instances that had it */
+};
+
 /* A function in one calling context: its call site (ret). */
 struct fv_ctx {
 	uint32_t pid, func;
@@ -55,6 +66,10 @@ struct fv_ctx {
 	uint64_t offered;  /* instances offered to the reservoir */
 	struct fv_inst *res;
 	size_t nres;
+	struct fv_path path[FV_CTX_PATHS];
+	uint32_t npath;
+	uint64_t path_n;     /* instances whose path was unwound */
+	uint64_t path_other; /* ... whose path was none of path[] */
 };
 
 /* A function: the same in every process and rank that runs its code. */

@@ -63,10 +63,13 @@ static void fvar_usage(FILE *f)
 	fprintf(f,
 		"                        or libpfm4 event names (with a PMU); the first ranks\n"
 		"      --depth N         open instances kept per thread, 1 to %u (default %u)\n"
+		"      --stack BYTES     callers' stack kept for a call path, 0 to %u\n"
+		"                        (default %u; 0: call sites only)\n"
 		"      --flag-share X    flag functions above this share of the run (default %g)\n"
 		"      --flag-cv X       ... and above this CV within threads (default %g)\n"
 		"      --flag-cv-threads X  ... or above this CV across threads (default %g)\n",
-		FV_MAX_DEPTH, FV_DEFAULT_DEPTH, FV_FLAG_SHARE, FV_FLAG_CV, FV_FLAG_CV_THREADS);
+		FV_MAX_DEPTH, FV_DEFAULT_DEPTH, FV_MAX_STACK, FV_DEFAULT_STACK, FV_FLAG_SHARE,
+		FV_FLAG_CV, FV_FLAG_CV_THREADS);
 }
 
 static void fvar_defaults(struct run_opts *o)
@@ -75,6 +78,7 @@ static void fvar_defaults(struct run_opts *o)
 
 	fp->depth = FV_DEFAULT_DEPTH;
 	fp->caller_p16 = FV_CALLER_P16;
+	fp->stack_bytes = FV_DEFAULT_STACK;
 }
 
 static int fv_fraction(const char *opt, const char *v, double *out)
@@ -112,6 +116,17 @@ static int fvar_option(struct run_opts *o, int argc, char **argv, int *i)
 			return -EINVAL;
 		}
 		fp->depth = (uint32_t)n;
+		return 1;
+	}
+	if ((r = cliopt_match(argc, argv, i, NULL, "--stack", &v))) {
+		if (r < 0)
+			return -EINVAL;
+		if (cliopt_parse_u64(v, 0, &n) || n > FV_MAX_STACK) {
+			fprintf(stderr, "cdt fvar: --stack takes 0 to %u bytes, not '%s'\n",
+				FV_MAX_STACK, v);
+			return -EINVAL;
+		}
+		fp->stack_bytes = (uint32_t)(n & ~7ull);
 		return 1;
 	}
 	for (int k = 0; k < 3; k++)
@@ -197,7 +212,8 @@ static int fvar_prepare(struct run_opts *o)
 	return err;
 }
 
-/* The names of the metrics, in order, and the thresholds, for the report. */
+/* The instances' call paths; the names of the metrics, in order, and the
+ * thresholds, for the report. */
 static int fvar_finish(const struct run_opts *o, struct profile *p)
 {
 	static const char *const keys[3] = { "flag_share", "flag_cv", "flag_cv_threads" };
@@ -205,7 +221,9 @@ static int fvar_finish(const struct run_opts *o, struct profile *p)
 	int err;
 
 	(void)o;
-	err = profile_set_meta(p, "metrics", fv_chosen);
+	err = fvar_paths(p);
+	if (!err)
+		err = profile_set_meta(p, "metrics", fv_chosen);
 	for (int k = 0; k < 3 && !err; k++) {
 		snprintf(buf, sizeof(buf), "%g", fv_flag[k]);
 		err = profile_set_meta(p, keys[k], buf);

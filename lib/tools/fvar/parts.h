@@ -29,6 +29,11 @@ struct events_host;
 int fvar_pmu_sample(const struct events_host *h, uint64_t period, struct agent_event *ev,
 		    uint32_t *nev, char *names, size_t nlen, char *err, size_t errlen);
 
+/* paths.c: unwind the instances' saved stacks into call paths (after
+ * the run, before symbolization); 0 or -ENOMEM */
+struct profile;
+int fvar_paths(struct profile *p);
+
 /* views.c, for tui.c */
 void fvar_func_name(const struct profile *p, const struct fv_func *f, char *buf, size_t len);
 void fvar_value_text(const struct fv_model *m, uint32_t k, double v, char *buf, size_t len);

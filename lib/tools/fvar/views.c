@@ -295,7 +295,7 @@ static int fv_finding(const struct profile *p, const struct fv_model *m, size_t 
 		      struct table *t)
 {
 	const struct fv_func *fn = &m->fn[f];
-	char name[256], sites[768] = "", metrics[512] = "", spark[FV_HIST_BINS + 1] = "";
+	char name[256], sites[2048] = "", metrics[512] = "", spark[FV_HIST_BINS + 1] = "";
 	char modes[160] = "", lo[32], hi[32], a[32], b[32], across[64] = "";
 	double mean[2], frac[2], calls = fv_calls(m, &fn->st);
 	size_t n = 0, o = 0, shown = 0;
@@ -312,6 +312,11 @@ static int fv_finding(const struct profile *p, const struct fv_model *m, size_t 
 		fv_site(p, x->pid, x->time, x->ret, site, sizeof(site));
 		o += (size_t)snprintf(sites + o, sizeof(sites) - (o < sizeof(sites) ? o : sizeof(sites)),
 				      "%s%s (%" PRIu64 ")", shown ? "; " : "", site, x->st.m[0].n);
+		if (x->npath && o < sizeof(sites))
+			o += (size_t)snprintf(sites + o, sizeof(sites) - o, " via %s (%.0f%% of %" PRIu64
+					      " paths)", x->path[0].text,
+					      100.0 * (double)x->path[0].n / (double)x->path_n,
+					      x->path_n);
 		if (o >= sizeof(sites))
 			o = sizeof(sites) - 1;
 		shown++;
@@ -399,6 +404,9 @@ void fvar_func_text(const struct profile *p, const struct fv_model *m, size_t f,
 		fvar_value_text(m, 0, x->st.m[0].mean, a, sizeof(a));
 		PUT("  %s: %" PRIu64 " instances, mean %s, cv %.0f%%, %.1f%% of the samples\n", site,
 		    x->st.m[0].n, a, welford_cv(&x->st.m[0]) * 100, fv_share(m, &x->st) * 100);
+		for (uint32_t k = 0; k < x->npath; k++)
+			PUT("    via %s (%" PRIu64 " of %" PRIu64 " paths)\n", x->path[k].text,
+			    x->path[k].n, x->path_n);
 	}
 	for (int c = 1; c < FV_NCAUSE; c++)
 		if (fn->st.drops[c])
@@ -500,6 +508,9 @@ static int view_contexts(const struct profile *p, const struct view_opts *o, str
 	fv_cols_list(&c, (const char *const[]){ "function", "call_site", "instances:r", "share:r",
 						"cv:r", NULL });
 	fv_cols_metrics(&c, m, fv_what, 3);
+	fv_cols_add(&c, "call_path");
+	fv_cols_add(&c, "path_share:r");
+	fv_cols_add(&c, "paths:r");
 	table_init(t, "Functions by calling context (call site)", c.c);
 	for (size_t r = 0; r < m->nfn && !err; r++) {
 		size_t f = m->order[r];
@@ -521,7 +532,11 @@ static int view_contexts(const struct profile *p, const struct view_opts *o, str
 			      table_cell(t, "%" PRIu64, x->st.m[0].n) ||
 			      table_cell(t, "%.4f", fv_share(m, &x->st)) ||
 			      table_cell(t, "%.4f", welford_cv(&x->st.m[0])) ||
-			      fv_stats_cells(t, m, &x->st);
+			      fv_stats_cells(t, m, &x->st) ||
+			      table_cell(t, "%s", x->npath ? x->path[0].text : "") ||
+			      table_cell(t, "%.4f", x->path_n ? (double)x->path[0].n /
+								  (double)x->path_n : 0.0) ||
+			      table_cell(t, "%u", x->npath);
 		}
 	}
 	return err ? -ENOMEM : 0;
