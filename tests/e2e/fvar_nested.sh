@@ -24,7 +24,8 @@ need_workloads fvar_shapes fvar_throw
 fvar() {
 	name=$1
 	shift
-	"$CDT" fvar -q -o "$tmp/$name.data" "$@" 2>"$tmp/$name.err" ||
+	# -F 200, twice the default: instances enough in a short run.
+	"$CDT" fvar -q -F 200 -o "$tmp/$name.data" "$@" 2>"$tmp/$name.err" ||
 		fail "$name: cdt fvar: exit $?: $(cat "$tmp/$name.err")"
 	"$CDT" report -i "$tmp/$name.data" --csv --view functions >"$tmp/$name.fn" ||
 		fail "$name: report"

@@ -218,32 +218,46 @@ static uint64_t fv_rand(struct fv_thread *s)
  * The return addresses above sp, innermost first, each checked: inside a
  * known function, right after a call.  A direct call must call the
  * function found below it, or one with no symbol (a PLT stub): anything
- * else is a stale word in a frame, or a tail call's hidden caller.
+ * else is a stale word in a frame, or a tail call's hidden caller.  The
+ * code before the candidates is read in one system call: a sample's cost
+ * is mostly its system calls.
  */
 static uint32_t fv_callers(uint64_t sp, uint64_t callee, uint64_t *out, uint64_t *entry)
 {
-	uint64_t words[FV_SCAN_WORDS];
+	enum { CODE = 7, CANDS = 2 * FV_MAX_CALLERS };
+	uint64_t words[FV_SCAN_WORDS], cand[CANDS], cstart[CANDS];
+	unsigned char code[CANDS][CODE];
+	struct iovec local[CANDS], remote[CANDS];
 	size_t n = fv_read(sp, words, sizeof(words)) / sizeof(words[0]);
-	uint32_t found = 0, reads = 0;
+	uint32_t found = 0, nc = 0, have;
+	ssize_t got;
 
-	for (size_t i = 0; i < n && found < FV_MAX_CALLERS && reads < 2 * FV_MAX_CALLERS; i++) {
-		uint64_t w = words[i], start, end, tstart, tend, target = 0;
-		unsigned char code[7];
-		int r;
+	for (size_t i = 0; i < n && nc < CANDS; i++) {
+		uint64_t w = words[i], start, end;
 
 		if (w < 4096 || !functab_find(w, &start, &end) || w == start)
 			continue;
-		reads++;
-		if (fv_read(w - sizeof(code), code, sizeof(code)) != sizeof(code))
-			continue;
-		r = decode_call_before(code, sizeof(code), w, &target);
+		cand[nc] = w;
+		cstart[nc] = start;
+		local[nc] = (struct iovec){ code[nc], CODE };
+		remote[nc] = (struct iovec){ (void *)(uintptr_t)(w - CODE), CODE };
+		nc++;
+	}
+	/* A remote range that faults ends the read: the candidates after it
+	 * go unchecked, as the scan's bound would leave them. */
+	got = nc ? process_vm_readv(getpid(), local, nc, remote, nc, 0) : 0;
+	have = got > 0 ? (uint32_t)((size_t)got / CODE) : 0;
+	for (uint32_t k = 0; k < have && found < FV_MAX_CALLERS; k++) {
+		uint64_t tstart, tend, target = 0;
+		int r = decode_call_before(code[k], CODE, cand[k], &target);
+
 		if (r <= 0)
 			continue;
 		if (r == 1 && target != callee && functab_find(target, &tstart, &tend))
 			continue;
-		entry[found] = start;
-		out[found++] = w;
-		callee = start;
+		entry[found] = cstart[k];
+		out[found++] = cand[k];
+		callee = cstart[k];
 	}
 	return found;
 }
