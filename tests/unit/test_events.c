@@ -211,7 +211,7 @@ static void check_fvar(const char *pmu, int intel)
 	parse_ev(line_of(out, "fvar", 0), &e);
 	assert_int_equal(e.rc, 0);
 	assert_int_equal(e.kind, 0);
-	assert_int_equal(e.period, 10000019);
+	assert_int_equal(e.period, 20000003);
 }
 
 static void test_fvar_hsw(void **s) { (void)s; check_fvar("hsw", 1); }
