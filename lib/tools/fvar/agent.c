@@ -59,7 +59,7 @@ struct fv_seen {
 	uint64_t n;
 };
 
-#define FV_CALIB_RUNS 63
+#define FV_CALIB_RUNS 31
 #define FV_CALIB_WARM 4
 #define FV_CALIB_WORK (1u << 20)
 
