@@ -83,6 +83,7 @@ struct agent_thread {
 	int count_fd[AGENT_MAX_COUNTERS]; /* counting events (counters.c) */
 	uint64_t count_id[AGENT_MAX_COUNTERS];
 	int count_lead; /* the hardware group's leader in count_fd, or -1 */
+	void *count_page[AGENT_MAX_COUNTERS]; /* hardware ones: mmap page, for rdpmc */
 	void *altstack;
 	uint64_t fs_base;
 	struct wpt_set wp;

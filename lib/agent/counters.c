@@ -12,10 +12,17 @@
  * events are opened alone: they never multiplex, and task-clock or
  * cpu-clock in a group with another software event makes the member read
  * 0 on Linux 6.18 (tests/unit/agent_counters.c).
+ *
+ * The hardware group is read with rdpmc where the kernel allows it in user
+ * space (cap_user_rdpmc of each event's mmap page): no system call, a few
+ * dozen cycles, under the page's sequence lock.  A member not on the PMU
+ * at that moment (multiplexed out) or a kernel that does not allow it
+ * sends the read to read(2) of the group, which is always right.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -36,8 +43,10 @@ int counters_open(struct agent_thread *t)
 	int err = 0;
 
 	t->count_lead = -1;
-	for (unsigned i = 0; i < AGENT_MAX_COUNTERS; i++)
+	for (unsigned i = 0; i < AGENT_MAX_COUNTERS; i++) {
 		t->count_fd[i] = -1;
+		t->count_page[i] = NULL;
+	}
 	for (unsigned i = 0; i < agent_g.cfg.ncounters && !err; i++) {
 		const struct agent_event *ev = &agent_g.cfg.counter[i];
 		int grouped = counters_grouped(ev), fd;
@@ -53,6 +62,12 @@ int counters_open(struct agent_thread *t)
 		t->count_fd[i] = fd;
 		if (grouped && t->count_lead < 0)
 			t->count_lead = (int)i;
+		/* Without its page the group is read with read(2). */
+		if (grouped) {
+			void *pg = mmap(NULL, (size_t)getpagesize(), PROT_READ, MAP_SHARED, fd, 0);
+
+			t->count_page[i] = pg == MAP_FAILED ? NULL : pg;
+		}
 	}
 	if (err)
 		counters_close(t);
@@ -62,9 +77,88 @@ int counters_open(struct agent_thread *t)
 void counters_close(struct agent_thread *t)
 {
 	/* Members first: closing the leader would orphan them. */
-	for (unsigned i = AGENT_MAX_COUNTERS; i-- > 0;)
+	for (unsigned i = AGENT_MAX_COUNTERS; i-- > 0;) {
+		if (t->count_page[i])
+			munmap(t->count_page[i], (size_t)getpagesize());
+		t->count_page[i] = NULL;
 		agent_perf_close(&t->count_fd[i], t->count_id[i]);
+	}
 	t->count_lead = -1;
+}
+
+static uint64_t counters_rdpmc_insn(uint32_t counter)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/*
+ * One event of this thread from its mmap page, as the kernel documents it
+ * (struct perf_event_mmap_page): offset plus the live counter, and the
+ * times brought up to now with the TSC.  0, or -EAGAIN to read(2) instead.
+ */
+static int counters_rdpmc(const volatile struct perf_event_mmap_page *pc, uint64_t *value,
+			  uint64_t *enabled, uint64_t *running)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		uint32_t seq = pc->lock, idx, width;
+		uint64_t count, en, run;
+
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		idx = pc->index;
+		if (!pc->cap_user_rdpmc || !idx)
+			return -EAGAIN;
+		en = pc->time_enabled;
+		run = pc->time_running;
+		width = pc->pmc_width;
+		count = counters_rdpmc_insn(idx - 1);
+		if (width && width < 64) /* sign-extend the counter's width */
+			count = (uint64_t)((int64_t)(count << (64 - width)) >> (64 - width));
+		count += (uint64_t)pc->offset;
+		if (pc->cap_user_time) {
+			uint64_t cyc = __builtin_ia32_rdtsc(), shift = pc->time_shift;
+			uint64_t mult = pc->time_mult, quot = cyc >> shift;
+			uint64_t rem = cyc & (((uint64_t)1 << shift) - 1);
+			uint64_t delta = pc->time_offset + quot * mult + ((rem * mult) >> shift);
+
+			en += delta;
+			run += delta;
+		}
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (pc->lock == seq) {
+			*value = count;
+			*enabled = en;
+			*running = run;
+			return 0;
+		}
+	}
+	return -EAGAIN;
+}
+
+/* The hardware group with rdpmc; 0, or -EAGAIN. */
+static int counters_read_user(const struct agent_thread *t, struct agent_counts *c)
+{
+	unsigned n = agent_g.cfg.ncounters;
+	uint64_t v[AGENT_MAX_COUNTERS], en = 0, run = 0, e, r;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!counters_grouped(&agent_g.cfg.counter[i]))
+			continue;
+		if (!t->count_page[i] || counters_rdpmc(t->count_page[i], &v[i], &e, &r))
+			return -EAGAIN;
+		if (i == (unsigned)t->count_lead) {
+			en = e;
+			run = r;
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (counters_grouped(&agent_g.cfg.counter[i]))
+			c->v[i] = v[i];
+	c->enabled = en;
+	c->running = run;
+	return 0;
 }
 
 int agent_counters_read(struct agent_thread *t, struct agent_counts *c)
@@ -79,7 +173,9 @@ int agent_counters_read(struct agent_thread *t, struct agent_counts *c)
 	c->n = 0;
 	if (!n || t->count_fd[0] < 0)
 		return -ENOENT;
-	if (t->count_lead >= 0) {
+	if (t->count_lead >= 0 && !counters_read_user(t, c)) {
+		timed = 1;
+	} else if (t->count_lead >= 0) {
 		r = read(t->count_fd[t->count_lead], buf, sizeof(buf));
 		if (r < 0)
 			return -errno;

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -155,12 +156,56 @@ static void test_none(void **state)
 	teardown_agent();
 }
 
+/*
+ * A hardware group, read with rdpmc where the kernel allows it: values
+ * that grow with the thread's instructions and agree with read(2) of the
+ * group.  Skipped without a hardware PMU (a VM or CI runner).
+ */
+static void test_hardware(void **state)
+{
+	struct agent_counts a, b;
+	struct agent_thread *t;
+	uint64_t buf[3 + AGENT_MAX_COUNTERS];
+	const volatile struct perf_event_mmap_page *pc;
+
+	(void)state;
+	setup_agent(0);
+	agent_g.cfg.counter[0].type = PERF_TYPE_HARDWARE;
+	agent_g.cfg.counter[0].config = PERF_COUNT_HW_INSTRUCTIONS;
+	agent_g.cfg.counter[1].type = PERF_TYPE_HARDWARE;
+	agent_g.cfg.counter[1].config = PERF_COUNT_HW_CPU_CYCLES;
+	t = agent_thread_start(1, 0);
+	assert_non_null(t);
+	if (t->count_fd[0] < 0) {
+		fprintf(stderr, "agent_counters: no hardware PMU here: the rdpmc read is not "
+				"tested (skipped)\n");
+		agent_thread_stop(t);
+		teardown_agent();
+		skip();
+	}
+	pc = t->count_page[0];
+	assert_non_null(pc);
+	fprintf(stderr, "agent_counters: cap_user_rdpmc %d, index %u\n", (int)pc->cap_user_rdpmc,
+		pc->index);
+	assert_int_equal(agent_counters_read(t, &a), 0);
+	work(PAGES);
+	assert_int_equal(agent_counters_read(t, &b), 0);
+	assert_true(b.v[0] - a.v[0] >= PAGES);
+	assert_true(b.v[1] > a.v[1]);
+	assert_true(read(t->count_fd[t->count_lead], buf, sizeof(buf)) > 0);
+	assert_int_equal(buf[0], 2);
+	assert_true(buf[3] >= b.v[0] && buf[3] - b.v[0] < 1000000);
+	agent_thread_stop(t);
+	teardown_agent();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_hardware),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
