@@ -20,7 +20,7 @@
  * retargetings of a debug register, each of which makes the kernel
  * reschedule the thread's perf events (about 13 us here): 150 to 200 us
  * of the program's time all told, measured (tests/bench, us/smp all).
- * At 100 samples per second of CPU time that is 2% at most: within the
+ * At 100 samples per second of CPU time that is about 2%: within the
  * 1.03x target with room for nesting.  200 per second cost 1.04x.
  */
 #define FV_SOFT_DEFAULT_HZ 100u
