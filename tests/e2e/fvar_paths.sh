@@ -6,10 +6,14 @@
 #     "via_x (fvar_shapes.c:N) < run (...) < start_thread ...", the
 #     commoner at least half; helper's two contexts one path each.  About
 #     log2(n) + 1 instances of a call site per thread keep their stack
-#     (some 9 per thread here): all of some 18 falling on one path has a
-#     chance of 2 * 2^-18.
-#   - recursive: descend() called from itself has a path that begins with
-#     descend repeated ("descend (fvar_shapes.c:N) x3") and goes on to run.
+#     (some 7 per thread here, with 4 threads): all of some 28 falling on
+#     one path has a chance of 2 * 2^-28.
+#   - recursive: descend() called from itself at depths 1 to 9 has a path
+#     per depth: "run (...) < start_thread ..." below the outermost call,
+#     else descend, repeats folded ("descend (fvar_shapes.c:N) x3"), then
+#     run.  Whichever is commonest must read so, and at least 2 must show
+#     (some 7 instances keep their stack: all at one of 9 depths has a
+#     chance of 9^-6).
 #   - --stack 0 keeps no path; a bad --stack is refused before the run.
 set -u
 . "$(dirname "$0")/lib/common.sh"
@@ -26,7 +30,7 @@ fvar() {
 		fail "$name: columns: $(head -n 1 "$tmp/$name.csv")"
 }
 
-fvar paths "$W/fvar_shapes" -m paths -n 2 -t 1.5
+fvar paths "$W/fvar_shapes" -m paths -n 4 -t 1
 awk -F'\t' '
 $1 == "leaf" && $2 ~ /^helper \(fvar_shapes\.c:[0-9]+\)$/ {
 	leaf = 1
@@ -48,8 +52,9 @@ END {
 
 fvar rec "$W/fvar_shapes" -m recursive -t 1
 awk -F'\t' '$1 == "descend" && $2 ~ /^descend \(/ { found = 1
-	if ($3 !~ /^descend \(fvar_shapes\.c:[0-9]+\)( x[0-9]+)? < run \(fvar_shapes\.c:[0-9]+\) < start_thread/) {
-		print "descend in descend: path " $3; bad = 1 } }
+	if ($3 !~ /^(descend \(fvar_shapes\.c:[0-9]+\)( x[0-9]+)? < )?run \(fvar_shapes\.c:[0-9]+\) < start_thread/) {
+		print "descend in descend: path " $3; bad = 1 }
+	if ($5 < 2) { print "descend in descend: " $5 " paths"; bad = 1 } }
 END { if (!found) print "no context of descend in descend"; exit bad || !found }' \
 	"$tmp/rec.rows" >"$tmp/why" || fail "recursive: $(cat "$tmp/why")"
 
@@ -61,4 +66,5 @@ awk -F'\t' '$3 != "" || $5 != 0 { bad = 1 } END { exit bad }' "$tmp/none.rows" |
 rc=$?
 [ $rc -eq 125 ] && grep -q -- '--stack takes' "$tmp/bad.err" ||
 	fail "--stack lots: exit $rc: $(cat "$tmp/bad.err")"
-echo "paths: $(awk -F'\t' '$1 == "leaf" { print $5 " paths, commonest " $4 }' "$tmp/paths.rows")"
+echo "leaf: $(awk -F'\t' '$1 == "leaf" { print $5 " paths, commonest " $4 }' "$tmp/paths.rows");" \
+	"descend in descend: $(awk -F'\t' '$1 == "descend" && $2 ~ /^descend/ { print $5 " paths" }' "$tmp/rec.rows")"
