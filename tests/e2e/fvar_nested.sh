@@ -62,7 +62,16 @@ set -- $(row jmp jumper)
 [ $# -eq 4 ] && [ "$2" -ge 20 ] || fail "longjmp: jumper: '$*' (20 instances or more expected)"
 within "jumper mean (ns)" "$3" "$(awk -v u="$unit" 'BEGIN { print 2 * u }')" \
 	"$(awk -v n="$2" 'BEGIN { print 4 * 0.2 / sqrt(n) + 0.05 }')"
-awk -v c="$4" 'BEGIN { exit !(c < 0.3) }' || fail "jumper's instances spread: cv $4"
+# A return paired with the wrong entry would spread the instances; on a
+# VM the host's steal time (which the guest's CPU clock counts) makes a
+# few instances 30-75 us long under load (cv up to 0.34 in 20 runs with
+# stress-ng, 90% of the instances still within 7% of the median).  So: 3
+# in 4 within 15% of the median.
+"$CDT" report -i "$tmp/jmp.data" --csv --view instances >"$tmp/jmp.inst" || fail "jmp: instances"
+cols "$tmp/jmp.inst" function cpu | awk -F'\t' '$1 == "jumper" { print $2 }' | sort -n |
+	awk '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; for (i = 1; i <= NR; i++) near += v[i] > 0.85 * m && v[i] < 1.15 * m
+		printf "jumper: %d of %d instances within 15%% of the median %d ns\n", near, NR, m
+		exit !(NR >= 20 && near >= 0.75 * NR) }' || fail "jumper's instances spread (cv $4)"
 jumps=$(kv dropped_longjmp)
 awk -v d="$jumps" -v n="$2" 'BEGIN { f = d / (d + n); printf "longjmp: %d dropped, %d measured\n", d, n
 	exit !(f > 0.3 && f < 0.7) }' || fail "jumper: $jumps dropped as longjmp against $2 measured"
