@@ -450,13 +450,14 @@ static void fv_emit(struct agent_thread *t, struct fv_thread *s, const struct fv
 		t->st.dropped++;
 		return;
 	}
-	for (int i = 0; i < FV_NREGS; i++)
-		r.regs[i] = (uint64_t)uc->uc_mcontext.gregs[regs[i]];
 	/* The stack is read into the ring, up to its unmapped end; the size
-	 * reserved stays, the words not read are zero. */
+	 * reserved stays, the words not read are zero.  The registers only
+	 * serve to unwind it. */
 	if (words) {
 		size_t got = fv_read(o->slot + 8, out->tail, words * 8);
 
+		for (int i = 0; i < FV_NREGS; i++)
+			r.regs[i] = (uint64_t)uc->uc_mcontext.gregs[regs[i]];
 		r.nstack = words;
 		memset((char *)out->tail + got, 0, words * 8 - got);
 	}

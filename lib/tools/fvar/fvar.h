@@ -83,7 +83,7 @@ struct rec_fvar_inst {
 	uint32_t depth; /* instances of this thread open around it */
 	uint32_t nmetrics;
 	uint64_t v[FV_MAX_METRICS]; /* V_ret - V_call per fvar_params.metric */
-	uint64_t regs[FV_NREGS]; /* rbx, rbp, r12, r13, r14, r15 at the return */
+	uint64_t regs[FV_NREGS]; /* rbx, rbp, r12-r15 at the return, with a stack */
 	uint32_t nstack, npath;
 	uint64_t tail[]; /* nstack words, or npath return addresses */
 };

@@ -104,7 +104,6 @@ static uint32_t fv_find_fn(struct fv_acc *a, const struct profile *p, uint32_t p
 		f->pid = pid;
 		f->time = time;
 		f->entry = entry;
-		f->name_addr = entry;
 		idx = (uint32_t)a->m.nfn++;
 	}
 	return fv_addr_add(&a->fn_addr, &a->nfn_addr, &a->fn_addr_cap, &a->fn_addr_ix, hv, image,

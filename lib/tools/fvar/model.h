@@ -76,8 +76,7 @@ struct fv_ctx {
 struct fv_func {
 	uint32_t pid;      /* where it was first seen, for names */
 	char *id;          /* its name and place, as names_code has it */
-	uint64_t time, entry;
-	uint64_t name_addr; /* an address in it that was symbolized */
+	uint64_t time, entry; /* its entry was symbolized */
 	struct fv_stats st;
 	int flagged;       /* Table 1: high cost and high variance */
 	int below;         /* its mean is within FV_RESOLUTION spreads of 0: noise */

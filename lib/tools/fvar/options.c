@@ -18,10 +18,10 @@
  * The budget: a measured instance costs its sample, two debug traps
  * (entry and return, 17-45 us each to deliver in a KVM guest) and two
  * retargetings of a debug register, each of which makes the kernel
- * reschedule the thread's perf events (about 13 us here): 150 to 200 us
- * of the program's time all told, measured (tests/bench, us/smp all).
- * At 100 samples per second of CPU time that is about 2%: within the
- * 1.03x target with room for nesting.  200 per second cost 1.04x.
+ * reschedule the thread's perf events (perf attributes about 13 us to
+ * each): 120 to 380 us of the program's time all told per sample
+ * (tests/bench, us/smp all).  At 100 samples per second of CPU time that
+ * is 1 to 4%, 1.03x geomean on the bench; 200 per second cost 1.04x.
  */
 #define FV_SOFT_DEFAULT_HZ 100u
 /* pmu: cycles between samples, about 100 per second at 2 GHz. */

@@ -78,16 +78,15 @@ static void fv_code(const struct profile *p, uint32_t pid, uint64_t time, uint64
 	names_code(p, pid, time, addr, buf, len);
 }
 
-/* A function's name alone ("f" of "f (a.c:12)"), from an address in it
- * that was symbolized. */
+/* A function's name alone ("f" of "f (a.c:12)"), from its entry. */
 void fvar_func_name(const struct profile *p, const struct fv_func *f, char *buf, size_t len)
 {
-	const struct prof_sym *s = profile_sym(p, f->pid, f->time, SYM_CODE, f->name_addr);
+	const struct prof_sym *s = profile_sym(p, f->pid, f->time, SYM_CODE, f->entry);
 
 	if (s && s->name)
 		snprintf(buf, len, "%s", s->name);
 	else
-		fv_code(p, f->pid, f->time, f->name_addr, buf, len);
+		fv_code(p, f->pid, f->time, f->entry, buf, len);
 }
 
 /* A call site: the call instruction ends just before the return address. */
