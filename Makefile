@@ -21,7 +21,7 @@ VERSION := 0.1.0
 # is fvar's peer (every call timed) and g++ builds its C++ workload.
 DEB_PKGS := pkg-config libpfm4-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev \
             libzydis-dev libhwloc-dev libcmocka-dev tmux openmpi-bin libopenmpi-dev \
-            stress-ng python3 uftrace g++
+            stress-ng python3 uftrace g++ libnuma-dev
 # Libraries without a .pc file in Debian 12 fall back to plain -l flags.
 PKG_LIBS := libelf libdw zlib ncursesw hwloc
 
@@ -34,7 +34,7 @@ PC_CFLAGS = $(shell pkg-config --cflags $(PKG_LIBS) 2>/dev/null)
 PC_LIBS   = $(shell pkg-config --libs $(PKG_LIBS) 2>/dev/null)
 # Includes name their folder from the top: "lib/core/profile.h", "output/table.h".
 CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(DEPFLAGS) -I. -DCDT_VERSION='"$(VERSION)"' $(PC_CFLAGS) $(CFLAGS)
-LIBS = $(PC_LIBS) -lpfm -lZydis -lstdc++ -lm $(LDLIBS)
+LIBS = $(PC_LIBS) -lpfm -lZydis -lnuma -lstdc++ -lm $(LDLIBS)
 
 # The layers of lib/ (lib/README).  A tool is a folder lib/tools/NAME/:
 # its descriptor tool.c and the table tools.c go into both images, its

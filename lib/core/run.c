@@ -45,6 +45,7 @@ struct run_ctx {
 	uint64_t cost_checked; /* when the sampling cost was last looked at */
 	int live_line;
 	int cost_warned;
+	int attach_failed;
 };
 
 static uint64_t run_now(clockid_t clk)
@@ -327,6 +328,13 @@ static int run_signals(struct run_ctx *c, int *wst, struct run_result *res)
 	return waitpid(c->child, wst, WNOHANG) == c->child;
 }
 
+static int run_poll(struct run_ctx *c, int final)
+{
+	const struct run_ops *ops = c->o->ops;
+
+	return ops && ops->poll ? ops->poll(c->o, c->p, final) : 0;
+}
+
 static int run_loop(struct run_ctx *c, int *wst, struct run_result *res)
 {
 	struct pollfd pfd = { .fd = c->sig_fd, .events = POLLIN };
@@ -347,6 +355,9 @@ static int run_loop(struct run_ctx *c, int *wst, struct run_result *res)
 			return err;
 		if (run_signals(c, wst, res))
 			return 0;
+		err = run_poll(c, 0);
+		if (err)
+			return err;
 		run_cost(c, 0);
 		run_live(c, 0);
 	}
@@ -523,20 +534,29 @@ static void run_stats(struct run_ctx *c, struct run_result *res, uint64_t start_
 			(unsigned long long)r->dropped_bytes);
 }
 
+/*
+ * Fork and exec the program.  With a tool's attach hook, the child waits
+ * on a pipe until the hook has set up what watches it from outside; if
+ * the hook fails, the child is killed before it execs.
+ */
 static pid_t run_spawn(struct run_ctx *c, const char *path, const sigset_t *oldmask,
 		       int *exec_err)
 {
-	int pfd[2], e = 0;
+	const struct run_ops *ops = c->o->ops;
+	int pfd[2], go[2] = { -1, -1 }, e = 0;
 	pid_t pid, parent = getpid();
+	char b = 0;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
+	if (ops && ops->attach && pipe2(go, O_CLOEXEC) < 0) {
+		e = -errno;
+		goto out;
+	}
 	pid = fork();
 	if (pid < 0) {
 		e = -errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		return e;
+		goto out;
 	}
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, oldmask, NULL);
@@ -544,17 +564,37 @@ static pid_t run_spawn(struct run_ctx *c, const char *path, const sigset_t *oldm
 		 * before exec (kept across it), and too late if cdt is gone. */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 			_exit(EXIT_CDT_FAILED);
+		if (go[0] >= 0 && read(go[0], &b, 1) != 1)
+			_exit(EXIT_CDT_FAILED);
 		execv(path, c->o->argv);
 		e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
 			_exit(EXIT_CANNOT_EXEC);
 		_exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
 	}
+	if (go[1] >= 0) {
+		e = ops->attach(c->o, pid);
+		c->attach_failed = !!e;
+		if (e || write(go[1], &b, 1) != 1) {
+			e = e ? e : -EPIPE;
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			goto out;
+		}
+	}
 	close(pfd[1]);
+	pfd[1] = -1;
 	if (read(pfd[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
 		*exec_err = e;
-	close(pfd[0]);
-	return pid;
+	e = pid;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (pfd[i] >= 0)
+			close(pfd[i]);
+		if (go[i] >= 0)
+			close(go[i]);
+	}
+	return e;
 }
 
 int run_program(const struct run_opts *o, struct profile *p, struct run_result *res)
@@ -635,7 +675,9 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 	c.child = run_spawn(&c, path, &oldmask, &exec_err);
 	if (c.child < 0) {
 		err = c.child;
-		fprintf(stderr, "cdt: fork: %s\n", strerror(-err));
+		/* A failed attach hook has said why. */
+		if (!c.attach_failed)
+			fprintf(stderr, "cdt: fork: %s\n", strerror(-err));
 		goto out;
 	}
 	if (exec_err) {
@@ -654,6 +696,8 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 	}
 	/* The program is gone; what its processes left is final. */
 	err = run_drain(&c, 1);
+	if (!err)
+		err = run_poll(&c, 1);
 	run_live(&c, 1);
 	run_cost(&c, 1);
 	run_report_end(&c, wst, res);
@@ -842,7 +886,7 @@ static void run_usage(FILE *f, const struct run_ops *ops)
 int run_tool(const char *name, const struct run_ops *ops, const struct prof_ops *prof,
 	     int argc, char **argv)
 {
-	struct run_opts o = { .tool_name = name, .prof = prof, .objects = ops->objects,
+	struct run_opts o = { .tool_name = name, .ops = ops, .prof = prof, .objects = ops->objects,
 			      .src = { .default_hz = ops->soft_hz, .pmu_sample = ops->pmu_sample,
 				       .pmu_period = ops->pmu_period } };
 	const char *output = NULL;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "lib/wire/agentcfg.h"
 #include "lib/core/profile.h"
@@ -22,8 +23,11 @@
 
 #define RUN_DEFAULT_BUFFER (8u << 20)
 
+struct run_ops;
+
 struct run_opts {
 	const char *tool_name;  /* for messages, the meta and agent_cfg.tool */
+	const struct run_ops *ops; /* the tool's, for its hooks during the run */
 	const struct prof_ops *prof; /* the tool's records */
 	uint64_t params[AGENT_PARAMS_MAX / 8]; /* the tool's parameter struct */
 	struct agent_event counter[AGENT_MAX_COUNTERS]; /* agent_cfg.counter */
@@ -80,6 +84,17 @@ struct run_ops {
 	/* Before the run, with o->argv set; 0 or a negative errno (said).
 	 * May be NULL. */
 	int (*prepare)(struct run_opts *o);
+	/*
+	 * What the front end watches of the program from outside, beside
+	 * the agent (perf events on its pid, its pages): attach runs after
+	 * the fork and before the exec, while the child waits, so nothing of
+	 * the program escapes; 0, or a negative errno (said) and the program
+	 * never runs.  poll runs after each drain of the arena while the
+	 * program runs (its records are in p), and once with final set after
+	 * it ended, when its memory is gone.  May be NULL.
+	 */
+	int (*attach)(const struct run_opts *o, pid_t child);
+	int (*poll)(const struct run_opts *o, struct profile *p, int final);
 	/* After the run, before the profile is written (tool meta); may be NULL. */
 	int (*finish)(const struct run_opts *o, struct profile *p);
 	/* After the profile is written, unless -q: the tool's report, on stderr

@@ -10,6 +10,7 @@
 	T(record)    \
 	T(comm)      \
 	T(fvar)      \
+	T(numa)      \
 	/* end of the list */
 
 #define TOOL_DECLARE(n) extern const struct tool tool_##n;
