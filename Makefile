@@ -18,10 +18,12 @@ VERSION := 0.1.0
 # tmux drives the TUI in the tests, Open MPI runs a real MPI job
 # (tests/e2e/mpi.sh), stress-ng loads the machine in stress runs, python3
 # parses JSON and checks that stderr is clean UTF-8 in the tests, uftrace
-# is fvar's peer (every call timed) and g++ builds its C++ workload.
+# is fvar's peer (every call timed) and g++ builds its C++ workload;
+# qemu-system-x86 and busybox-static make the two-node NUMA guest.
 DEB_PKGS := pkg-config libpfm4-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev \
             libzydis-dev libhwloc-dev libcmocka-dev tmux openmpi-bin libopenmpi-dev \
-            stress-ng python3 uftrace g++ libnuma-dev
+            stress-ng python3 uftrace g++ libnuma-dev \
+            qemu-system-x86 busybox-static
 # Libraries without a .pc file in Debian 12 fall back to plain -l flags.
 PKG_LIBS := libelf libdw zlib ncursesw hwloc
 
@@ -70,7 +72,7 @@ AGENT_TEST_BIN := $(AGENT_TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 WORK_SRC := $(wildcard tests/workloads/*.c)
 WORK_BIN := $(WORK_SRC:tests/workloads/%.c=$(B)/workloads/%)
 
-.PHONY: all check soak demo install clean deps fuzz bench unit e2e workloads
+.PHONY: all check check-numa soak demo install clean deps fuzz bench unit e2e workloads
 all: cdt
 
 # Checked again when the Makefile changes, so a package added to the list
@@ -174,9 +176,24 @@ $(FUZZ_REPLAY): tests/fuzz/replay.c $(filter-out $(B)/agent_blob.o,$(ASAN_LIB_OB
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $(filter %.c %.o,$^) $(LIBS) -ldl
 
-CHECK_BIN := cdt $(B)/asan/cdt $(UNIT_BIN) $(AGENT_TEST_BIN) $(WORK_BIN) $(FUZZ_REPLAY) $(GEN_BIN)
+# The two-node NUMA guest (tests/numa/guest.sh): Debian's kernel, fetched
+# once with apt-get download, and an initramfs of busybox, cdt and the
+# workload; tests/e2e/numa_guest.sh boots it under qemu (TCG, about a
+# minute), in `make check` too.
+NUMA_GUEST := $(B)/numa/vmlinuz $(B)/numa/initrd.gz
+$(B)/numa/vmlinuz: tests/numa/guest.sh | $(B)/.deps
+	sh tests/numa/guest.sh kernel $(B)/numa
+$(B)/numa/initrd.gz: tests/numa/guest.sh tests/numa/init cdt $(AGENT_SO) $(B)/workloads/numa_jacobi
+	sh tests/numa/guest.sh initrd $(B)/numa cdt $(AGENT_SO) $(B)/workloads/numa_jacobi
+
+CHECK_BIN := cdt $(B)/asan/cdt $(UNIT_BIN) $(AGENT_TEST_BIN) $(WORK_BIN) $(FUZZ_REPLAY) $(GEN_BIN) \
+	     $(NUMA_GUEST)
 check: $(CHECK_BIN)
 	@CDT=$(CURDIR)/$(B)/asan/cdt CDT_PLAIN=$(CURDIR)/cdt BUILD=$(CURDIR)/$(B) sh tests/run.sh
+
+# The two-node guest's test alone.
+check-numa: $(B)/asan/cdt $(WORK_BIN) $(NUMA_GUEST)
+	@CDT=$(CURDIR)/$(B)/asan/cdt CDT_PLAIN=$(CURDIR)/cdt BUILD=$(CURDIR)/$(B) sh tests/e2e/numa_guest.sh
 
 # The suite 20 times in a row with the other core busy (tests/soak.sh).
 soak: $(CHECK_BIN)

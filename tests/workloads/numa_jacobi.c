@@ -17,9 +17,12 @@
  * order threads start is the order they were created (--bind relies on
  * it, and --predict assumes it).
  *
- * With --report each thread prints "thread K cpu C allowed N" on stderr
- * as it starts computing: sched_getcpu and the size of its affinity mask,
- * which a test compares with what --bind promised.
+ * With --report each thread prints "thread K cpu C allowed N pages node0
+ * A node1 B other C" on stderr as it starts computing: sched_getcpu, the
+ * size of its affinity mask (which a test compares with what --bind
+ * promised) and where the kernel put the pages of its band of both grids
+ * (all rows for the main thread), from move_pages: the ground truth of
+ * placement.
  *
  * Usage: numa_jacobi [-t WORKERS] [-n ROWS] [-c COLS] [-s SECONDS]
  *                    [--init main|parallel] [--report]
@@ -32,7 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_WORKERS 64
 
@@ -69,14 +74,39 @@ static void init_rows(int lo, int hi)
 		}
 }
 
+/* How many pages of rows [lo, hi) of both grids are on nodes 0 and 1,
+ * as the kernel says (move_pages in query mode). */
+static void pages_on(int lo, int hi, int on[3])
+{
+	double *g[2] = { grid, next };
+
+	on[0] = on[1] = on[2] = 0;
+	for (int k = 0; k < 2; k++)
+		for (size_t off = (size_t)lo * cols * 8; off < (size_t)hi * cols * 8; off += 4096) {
+			void *pg = (void *)(((uintptr_t)g[k] + off) & ~(uintptr_t)4095);
+			int st = -1;
+
+			if (syscall(SYS_move_pages, 0, 1UL, &pg, NULL, &st, 0) == 0 && st >= 0 &&
+			    st < 2)
+				on[st]++;
+			else
+				on[2]++;
+		}
+}
+
 static void report_cpu(int k)
 {
 	cpu_set_t set;
+	int lo = 0, hi = rows, on[3];
 
 	if (!report)
 		return;
+	if (k)
+		band(k, &lo, &hi);
+	pages_on(lo, hi, on);
 	sched_getaffinity(0, sizeof(set), &set);
-	fprintf(stderr, "thread %d cpu %d allowed %d\n", k, sched_getcpu(), CPU_COUNT(&set));
+	fprintf(stderr, "thread %d cpu %d allowed %d pages node0 %d node1 %d other %d\n", k,
+		sched_getcpu(), CPU_COUNT(&set), on[0], on[1], on[2]);
 }
 
 static void *worker(void *arg)

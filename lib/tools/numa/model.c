@@ -37,6 +37,13 @@ struct ft_page {
 	uint64_t page, time, ip;
 };
 
+/* What move_pages said of one page at one time. */
+struct pg_ent {
+	uint32_t pid;
+	int32_t node;
+	uint64_t page, time;
+};
+
 /* One object's first-touch page, for the reduction. */
 struct ft_ent {
 	uint32_t obj, thread, pid;
@@ -48,11 +55,12 @@ struct numa_build {
 	const struct profile *p;
 	struct numa_model *m;
 	struct objmap *om;
-	const struct rec_numa_pages **pg; /* sorted by pid, addr */
+	struct pg_ent *pg; /* every answer for a page, sorted by pid, page, time */
 	size_t npg, pgcap;
 	struct ft_page *ft;
 	size_t nft, ftcap;
 	struct hash ft_ix; /* over ft, by (pid, page) */
+	struct hash ft_rix; /* over ft, by (pid, 2 MiB region) */
 	const struct rec_numa_migrate **mg;
 	size_t nmg, mgcap;
 	struct hash obj_ix; /* over m->obj, by name */
@@ -79,12 +87,13 @@ static uint64_t ft_hash(uint32_t pid, uint64_t page)
 
 static int pg_cmp(const void *x, const void *y)
 {
-	const struct rec_numa_pages *a = *(const struct rec_numa_pages *const *)x;
-	const struct rec_numa_pages *b = *(const struct rec_numa_pages *const *)y;
+	const struct pg_ent *a = x, *b = y;
 
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	if (a->page != b->page)
+		return a->page < b->page ? -1 : 1;
+	return (a->time > b->time) - (a->time < b->time);
 }
 
 static int mg_cmp(const void *x, const void *y)
@@ -95,35 +104,43 @@ static int mg_cmp(const void *x, const void *y)
 	return a->time < b->time ? -1 : a->time > b->time;
 }
 
-/* The node move_pages gave for pid's page, or NUMA_NODE_UNKNOWN. */
-static int numa_page_asked(const struct numa_build *b, uint32_t pid, uint64_t page)
+/* The node move_pages gave for pid's page at `time`: its last answer
+ * before, else its first; NUMA_NODE_UNKNOWN if none placed it. */
+static int numa_page_asked(const struct numa_build *b, uint32_t pid, uint64_t page,
+			   uint64_t time)
 {
 	size_t lo = 0, hi = b->npg;
+	int node = NUMA_NODE_UNKNOWN;
 
-	while (lo < hi) { /* the last run starting at or before page */
+	while (lo < hi) { /* the first answer for the page */
 		size_t mid = lo + (hi - lo) / 2;
-		const struct rec_numa_pages *r = b->pg[mid];
+		const struct pg_ent *e = &b->pg[mid];
 
-		if (r->pid < pid || (r->pid == pid && r->addr <= page))
+		if (e->pid < pid || (e->pid == pid && e->page < page))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo) {
-		const struct rec_numa_pages *r = b->pg[lo - 1];
-
-		if (r->pid == pid && page - r->addr < r->npages * 4096 && r->node >= 0)
-			return r->node;
+	for (; lo < b->npg && b->pg[lo].pid == pid && b->pg[lo].page == page; lo++) {
+		if (b->pg[lo].time > time && node != NUMA_NODE_UNKNOWN)
+			break;
+		if (b->pg[lo].node >= 0)
+			node = b->pg[lo].node;
 	}
-	return NUMA_NODE_UNKNOWN;
+	return node;
 }
 
-/* The fault that first touched pid's page as of time: the latest at or
- * before it, else the earliest (a sample may precede its page's fault). */
+/*
+ * The fault that first touched pid's page for data that lives there
+ * since `born` (its object's allocation; 0 if unknown): the earliest
+ * fault at or after it, else the earliest of all (memory the allocator
+ * reused).  Later faults of a present page are not first touches: NUMA
+ * balancing's hinting faults, copy on write, a page swapped back in.
+ */
 static const struct ft_page *numa_first_touch(const struct numa_build *b, uint32_t pid,
-					      uint64_t page, uint64_t time)
+					      uint64_t page, uint64_t born)
 {
-	const struct ft_page *best = NULL, *first = NULL;
+	const struct ft_page *after = NULL, *first = NULL;
 	uint64_t hv = ft_hash(pid, page);
 
 	for (size_t c = 0, i; (i = hash_walk(&b->ft_ix, hv, &c)) != HASH_NONE;) {
@@ -131,25 +148,59 @@ static const struct ft_page *numa_first_touch(const struct numa_build *b, uint32
 
 		if (f->pid != pid || f->page != page)
 			continue;
-		if (f->time <= time && (!best || f->time > best->time))
-			best = f;
+		if (f->time >= born && (!after || f->time < after->time))
+			after = f;
 		if (!first || f->time < first->time)
 			first = f;
 	}
-	return best ? best : first;
+	return after ? after : first;
+}
+
+/*
+ * A page without a fault of its own in a 2 MiB region that faulted once:
+ * a transparent huge page, whose one fault placed all of it.  A region
+ * of several faults (4 KiB pages) tells nothing of a page that had none.
+ */
+static const struct ft_page *numa_first_touch_huge(const struct numa_build *b, uint32_t pid,
+						   uint64_t page)
+{
+	const struct ft_page *only = NULL;
+	uint64_t region = page >> 21, hv = ft_hash(pid, region);
+
+	for (size_t c = 0, i; (i = hash_walk(&b->ft_rix, hv, &c)) != HASH_NONE;) {
+		const struct ft_page *f = &b->ft[i];
+
+		if (f->pid != pid || f->page >> 21 != region)
+			continue;
+		if (only && only->page != f->page)
+			return NULL;
+		if (!only || f->time < only->time)
+			only = f;
+	}
+	return only;
+}
+
+/* The first touch of the data at pid's page born then (numa_first_touch),
+ * or of its huge page. */
+static const struct ft_page *numa_touch_of(const struct numa_build *b, uint32_t pid,
+					   uint64_t page, uint64_t born)
+{
+	const struct ft_page *f = numa_first_touch(b, pid, page, born);
+
+	return f ? f : numa_first_touch_huge(b, pid, page);
 }
 
 /* Where pid's page is: asked, else its first touch's CPU (*inferred). */
 static int numa_page_node(const struct numa_build *b, uint32_t pid, uint64_t page,
-			  uint64_t time, int *inferred)
+			  uint64_t time, uint64_t born, int *inferred)
 {
-	int node = numa_page_asked(b, pid, page);
+	int node = numa_page_asked(b, pid, page, time);
 	const struct ft_page *f;
 
 	*inferred = 0;
 	if (node != NUMA_NODE_UNKNOWN)
 		return node;
-	f = numa_first_touch(b, pid, page, time);
+	f = numa_touch_of(b, pid, page, born);
 	if (!f)
 		return NUMA_NODE_UNKNOWN;
 	*inferred = 1;
@@ -197,16 +248,20 @@ static struct numa_obj *numa_obj_get(struct numa_build *b, const char *name, uin
 	return o;
 }
 
-/* The object at addr; kind says what the sample knew (a stack operand). */
+/* The object at addr (stack: a stack operand), and when it was made
+ * (*born; 0 for what has no allocation: statics, unknown memory). */
 static struct numa_obj *numa_obj_at(struct numa_build *b, uint32_t pid, uint64_t addr,
-				    uint64_t time, int stack)
+				    uint64_t time, int stack, uint64_t *born)
 {
 	struct objmap_obj ob;
 	char buf[256];
 	uint64_t off;
 
-	if (b->om && !objmap_find(b->om, pid, addr, time, &ob) && ob.group != OBJMAP_NO_GROUP)
+	*born = 0;
+	if (b->om && !objmap_find(b->om, pid, addr, time, &ob) && ob.group != OBJMAP_NO_GROUP) {
+		*born = ob.alloc_time;
 		return numa_obj_get(b, objmap_group(b->om, ob.group)->name, ob.group);
+	}
 	names_data(b->p, pid, time, addr, stack, buf, sizeof(buf), &off);
 	return numa_obj_get(b, buf, OBJMAP_NO_GROUP);
 }
@@ -274,9 +329,12 @@ static int numa_collect(struct numa_build *b)
 
 			if (r->node >= m->nnodes && r->node < 4096)
 				m->nnodes = r->node + 1;
-			err = array_grow(&b->pg, &b->pgcap, b->npg, sizeof(*b->pg));
-			if (!err)
-				b->pg[b->npg++] = r;
+			for (uint64_t k = 0; k < r->npages && !err; k++) {
+				err = array_grow(&b->pg, &b->pgcap, b->npg, sizeof(*b->pg));
+				if (!err)
+					b->pg[b->npg++] = (struct pg_ent){ r->pid, r->node,
+									   r->addr + k * 4096, r->time };
+			}
 		} else if (h->type == REC_NUMA_MIGRATE) {
 			err = array_grow(&b->mg, &b->mgcap, b->nmg, sizeof(*b->mg));
 			if (!err)
@@ -296,7 +354,9 @@ static int numa_collect(struct numa_build *b)
 				err = array_grow(&b->ft, &b->ftcap, b->nft, sizeof(*b->ft));
 				if (!err)
 					err = hash_add(&b->ft_ix, ft_hash(r->pid, r->addr + k * 4096ull),
-						       b->nft);
+						       b->nft) ||
+				      hash_add(&b->ft_rix, ft_hash(r->pid, (r->addr + k * 4096ull) >> 21),
+						       b->nft) ? -ENOMEM : 0;
 				if (err)
 					break;
 				f = &b->ft[b->nft++];
@@ -335,20 +395,21 @@ static int numa_samples(struct numa_build *b)
 		uint64_t page = s->addr & ~4095ull;
 		struct numa_thr *t = ti < m->nthr ? &m->thr[ti] : NULL;
 		struct numa_obj *o;
+		uint64_t born;
 		int pnode;
 
 		if (!(s->flags & SAMPLE_F_ADDR))
 			continue;
-		pnode = numa_page_node(b, s->pid, page, s->time, &inferred);
-		m->samples++;
-		m->inferred += inferred && pnode != NUMA_NODE_UNKNOWN;
-		where = pnode == NUMA_NODE_UNKNOWN || tnode == NUMA_NODE_UNKNOWN ? -1 :
-			pnode != tnode;
-		o = numa_obj_at(b, s->pid, s->addr, s->time, s->flags & SAMPLE_F_STACK);
+		o = numa_obj_at(b, s->pid, s->addr, s->time, s->flags & SAMPLE_F_STACK, &born);
 		if (!o) {
 			err = -ENOMEM;
 			break;
 		}
+		pnode = numa_page_node(b, s->pid, page, s->time, born, &inferred);
+		m->samples++;
+		m->inferred += inferred && pnode != NUMA_NODE_UNKNOWN;
+		where = pnode == NUMA_NODE_UNKNOWN || tnode == NUMA_NODE_UNKNOWN ? -1 :
+			pnode != tnode;
 		o->samples++;
 		if (tnode >= 0 && tnode < m->nnodes)
 			o->by_thread_node[tnode]++;
@@ -381,7 +442,7 @@ static int numa_samples(struct numa_build *b)
 			err = numa_interval_add(b, ti, s->time, where);
 		}
 		if (m->pred.on) {
-			const struct ft_page *f = numa_first_touch(b, s->pid, page, s->time);
+			const struct ft_page *f = numa_touch_of(b, s->pid, page, born);
 
 			if (!t || !f || f->thread >= m->nthr) {
 				m->pred_unknown++;
@@ -436,21 +497,20 @@ static int numa_first_touches(struct numa_build *b)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->nft; i++) {
 		const struct ft_page *f = &b->ft[i];
-		struct objmap_obj ob;
-		struct numa_obj *o = NULL;
+		struct numa_obj *o;
+		uint64_t born;
 		int inferred, node;
 
-		if (b->om && (!objmap_find(b->om, f->pid, f->page + 4095, f->time, &ob) ||
-			      !objmap_find(b->om, f->pid, f->page, f->time, &ob)) &&
-		    ob.group != OBJMAP_NO_GROUP)
-			o = numa_obj_get(b, objmap_group(b->om, ob.group)->name, ob.group);
-		else
-			o = numa_obj_at(b, f->pid, f->page + 4095, f->time, 0);
+		/* Its last byte: a large block starts a few bytes into its
+		 * first page. */
+		o = numa_obj_at(b, f->pid, f->page + 4095, f->time, 0, &born);
 		if (!o) {
 			err = -ENOMEM;
 			break;
 		}
-		node = numa_page_asked(b, f->pid, f->page);
+		if (numa_first_touch(b, f->pid, f->page, born) != f)
+			continue; /* a later fault of a page already there */
+		node = numa_page_asked(b, f->pid, f->page, f->time);
 		inferred = node == NUMA_NODE_UNKNOWN;
 		if (inferred)
 			node = numa_cpu_node(b->p, f->cpu);
@@ -667,6 +727,7 @@ static int numa_build(const struct profile *p, struct numa_model *m)
 	free(b.ft);
 	free(b.mg);
 	hash_free(&b.ft_ix);
+	hash_free(&b.ft_rix);
 	hash_free(&b.obj_ix);
 	return err;
 }

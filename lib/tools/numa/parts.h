@@ -43,11 +43,14 @@ void faults_close(struct faults *f);
 /* pages.c: the nodes of the pages samples and faults name (move_pages) */
 struct page_key;
 struct pages {
-	struct page_key *known, *want; /* asked or to ask; to ask now */
+	struct page_key *known; /* every page named so far */
+	size_t *want;           /* indices into known: to ask at this drain */
 	size_t nknown, kcap, nwant, wcap;
-	struct hash ix;     /* over known */
-	size_t next_sample; /* p->samples looked at so far */
-	uint64_t asked, failed;
+	struct hash ix;         /* over known */
+	size_t next_sample;     /* p->samples looked at so far */
+	size_t cursor;          /* the pass asking known pages again */
+	uint64_t pass_start;
+	uint64_t asked, failed; /* answers; pages that could not be asked */
 };
 int pages_want(struct pages *g, uint32_t pid, uint64_t addr);
 /* Ask for the new samples' pages and those wanted; final: too late. */

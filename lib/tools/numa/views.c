@@ -295,8 +295,8 @@ static void obj_advice(const struct profile *p, const struct numa_model *m,
 	for (int n = 0; n < m->nnodes; n++)
 		users += x->by_thread_node[n] > 0;
 	buf[0] = '\0';
-	if (!x->remote && !x->pred_remote)
-		return;
+	if (x->remote < 10 && x->pred_remote < 10)
+		return; /* too few to say */
 	if (x->ft_thread != UINT32_MAX && x->ft_thread_pages * 10 >= x->pages * 9 && users > 1)
 		snprintf(buf, len, "thread %s touched %.0f%% of its pages first%s: initialise "
 			 "it in parallel, each thread the part it uses, or interleave it "
