@@ -206,6 +206,7 @@ fuzz: $(B)/agent_blob.o | $(B)/.deps
 
 bench: cdt $(WORK_BIN) $(GEN_BIN)
 	@sh tests/bench/run.sh record && echo && sh tests/bench/run.sh comm && echo && sh tests/bench/run.sh fvar
+	@echo && sh tests/bench/run.sh numa
 	@echo && sh tests/bench/tui_open.sh
 	@echo && sh tests/bench/report.sh
 

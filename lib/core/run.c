@@ -349,15 +349,14 @@ static int run_loop(struct run_ctx *c, int *wst, struct run_result *res)
 			return -errno;
 		before = c->records;
 		err = run_drain(c, 0);
-		wait = c->records - before > RUN_BUSY_RECORDS ? 1 :
-		       wait * 2 < DRAIN_MS ? wait * 2 : DRAIN_MS;
-		if (err)
+		if (!err)
+			err = run_poll(c, 0);
+		if (err < 0)
 			return err;
+		wait = err || c->records - before > RUN_BUSY_RECORDS ? 1 :
+		       wait * 2 < DRAIN_MS ? wait * 2 : DRAIN_MS;
 		if (run_signals(c, wst, res))
 			return 0;
-		err = run_poll(c, 0);
-		if (err)
-			return err;
 		run_cost(c, 0);
 		run_live(c, 0);
 	}
@@ -386,7 +385,8 @@ static void run_meta(const struct run_opts *o, struct profile *p, const char *wh
 	if (!uname(&u))
 		profile_set_meta(p, "kernel", u.release);
 	profile_set_meta(p, "cdt_version", CDT_VERSION);
-	profile_set_meta(p, "source", cfg->source == SRC_PMU ? "pmu" : "soft");
+	profile_set_meta(p, "source", cfg->source == SRC_PMU ? "pmu" :
+				      cfg->source == SRC_SOFT ? "soft" : "none");
 	profile_set_meta(p, "source_why", why);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)cfg->ev[0].period);
 	profile_set_meta(p, "period", buf);
@@ -631,10 +631,15 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 	cfg.flags = o->verbose ? AGENT_F_VERBOSE : 0;
 	if (o->objects)
 		cfg.flags |= AGENT_F_OBJECTS;
-	err = source_select(&o->src, &cfg, why, sizeof(why));
-	if (err) {
-		fprintf(stderr, "cdt: %s\n", why);
-		return err;
+	if (o->count_only) {
+		/* No sampling event: the agent only counts (cfg.counter). */
+		snprintf(why, sizeof(why), "counting only, no samples");
+	} else {
+		err = source_select(&o->src, &cfg, why, sizeof(why));
+		if (err) {
+			fprintf(stderr, "cdt: %s\n", why);
+			return err;
+		}
 	}
 	if (!o->quiet)
 		fprintf(stderr, "cdt %s: %s\n", o->tool_name, why);
@@ -696,8 +701,10 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 	}
 	/* The program is gone; what its processes left is final. */
 	err = run_drain(&c, 1);
-	if (!err)
+	if (!err) {
 		err = run_poll(&c, 1);
+		err = err > 0 ? 0 : err;
+	}
 	run_live(&c, 1);
 	run_cost(&c, 1);
 	run_report_end(&c, wst, res);

@@ -37,6 +37,8 @@ struct run_opts {
 	size_t buffer_size;     /* arena ring bytes */
 	int quiet, verbose;
 	int objects;            /* AGENT_F_OBJECTS: heap blocks, mappings, stacks */
+	int count_only;         /* no sampling event at all: counters (and the
+				 * tool's outside watching) only */
 	char **argv;            /* program and its arguments */
 };
 
@@ -91,7 +93,8 @@ struct run_ops {
 	 * the program escapes; 0, or a negative errno (said) and the program
 	 * never runs.  poll runs after each drain of the arena while the
 	 * program runs (its records are in p), and once with final set after
-	 * it ended, when its memory is gone.  May be NULL.
+	 * it ended, when its memory is gone: 0, 1 when it had much to do
+	 * (the next drain comes sooner), or a negative errno.  May be NULL.
 	 */
 	int (*attach)(const struct run_opts *o, pid_t child);
 	int (*poll)(const struct run_opts *o, struct profile *p, int final);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Overhead benchmark of a cdt tool (make bench runs it for each).
 #
-#   tests/bench/run.sh [record|comm|fvar]      (default record)
+#   tests/bench/run.sh [record|comm|fvar|numa]      (default record)
 #
 # For each workload it runs BENCH_ROUNDS rounds (default 5); each round
 # runs the program plain and under `cdt TOOL -q`, alternating which goes
@@ -14,7 +14,10 @@
 # 1 us calls, an imbalance of 4 threads), programs cdt's authors did not
 # write (xz, zstd, sort, where installed), then the peer: uftrace recording
 # every call of the same 1 us-call program built with -pg, against the
-# same plain and against cdt fvar on it.  What is measured (tests/bench/rusage.c):
+# same plain and against cdt fvar on it.  numa: numa_jacobi with a fixed
+# number of sweeps (4 workers), pagefaulter (2 GB of first touches by 2
+# threads, 2 rounds) with first touch watched and with --no-faults, then
+# xz, zstd and sort.  What is measured (tests/bench/rusage.c):
 #
 #   plain s     wall time of the plain program
 #   cdt s       wall time of the whole `cdt record` command: start, the
@@ -60,11 +63,12 @@
 set -u
 
 TOOL=${1:-record}
-case $TOOL in record | comm | fvar) ;; *) echo "usage: run.sh [record|comm|fvar]" >&2; exit 2 ;; esac
+case $TOOL in record | comm | fvar | numa) ;; *) echo "usage: run.sh [record|comm|fvar|numa]" >&2; exit 2 ;; esac
 . "$(dirname "$0")/lib.sh"
 W=$BUILD/workloads
 ROUNDS=${BENCH_ROUNDS:-5}
-for w in arrays threads stencil watchme comm_p2p comm_falseshare fvar_shapes fvar_shapes_pg; do
+for w in arrays threads stencil watchme comm_p2p comm_falseshare fvar_shapes fvar_shapes_pg \
+	numa_jacobi pagefaulter; do
 	[ -x "$W/$w" ] || die "no workload $W/$w (make workloads)"
 done
 need_count BENCH_ROUNDS "$ROUNDS"
@@ -175,19 +179,37 @@ peer() {
 	END { printf "%-26s %8.2f %11.2f %10.2f\n", name, median(pw, n), median(ux, n), median(fx, n) }'
 }
 
-if [ "$TOOL" = fvar ]; then
-	header
-	bench mix fvar_shapes -m mix -N 4000
-	bench recursive fvar_shapes -m recursive -N 1000
-	bench tiny fvar_shapes -m tiny -u 1000 -N 10000
-	bench imbalance fvar_shapes -m imbalance -n 4 -r 4000
-	# Programs cdt's authors did not write, on a file of their own making.
+# Programs cdt's authors did not write, on a file of their own making:
+# xz, zstd and sort where installed.
+others() {
 	head -c 3000000 /dev/urandom | od -An -tx1 | head -c 4000000 >"$tmp/in.txt"
 	command -v xz >/dev/null && bench xz "$(command -v xz)" -T1 -6 -c -k "$tmp/in.txt"
 	command -v zstd >/dev/null && bench zstd "$(command -v zstd)" -T1 -15 -c "$tmp/in.txt"
 	# sort needs more input to run long enough to measure.
 	for i in 1 2 3 4 5 6 7 8; do cat "$tmp/in.txt"; done >"$tmp/sort.txt"
 	command -v sort >/dev/null && bench sort "$(command -v sort)" --parallel=2 -S 64M "$tmp/sort.txt"
+}
+
+if [ "$TOOL" = numa ]; then
+	header
+	bench jacobi numa_jacobi -t 4 -N 3000
+	bench jacobi-par numa_jacobi -t 4 -N 3000 --init parallel
+	bench faulter pagefaulter -t 2 -m 2048 -r 2
+	opts=${BENCH_OPTS:-}
+	BENCH_OPTS="$opts --no-faults"
+	bench faulter-nof pagefaulter -t 2 -m 2048 -r 2
+	BENCH_OPTS=$opts
+	others
+	exit 0
+fi
+
+if [ "$TOOL" = fvar ]; then
+	header
+	bench mix fvar_shapes -m mix -N 4000
+	bench recursive fvar_shapes -m recursive -N 1000
+	bench tiny fvar_shapes -m tiny -u 1000 -N 10000
+	bench imbalance fvar_shapes -m imbalance -n 4 -r 4000
+	others
 	if command -v uftrace >/dev/null; then
 		cd "$tmp" || die "cannot cd to $tmp" # -pg programs write gmon.out where they run
 		printf '\n%-26s %8s %11s %10s\n' "1 us calls, -pg build" "plain s" "uftrace x" "cdt fvar x"

@@ -12,6 +12,8 @@
 #   - a record profile opens with its table views;
 #   - an fvar profile opens on its functions; Enter on one shows its page,
 #     histogram and timeline;
+#   - a numa profile shows its thread x memory node heatmap, accesses and
+#     shares;
 #   - without a terminal on stdout, --tui exits 125 with a message.
 set -u
 
@@ -21,7 +23,7 @@ if ! command -v tmux >/dev/null 2>&1; then
 	echo "skip: tmux is not installed (apt-get install tmux)"
 	exit 77
 fi
-need_workloads comm_p2p arrays fvar_shapes
+need_workloads comm_p2p arrays fvar_shapes numa_jacobi
 
 data=$tmp/p2p.data
 "$CDT" comm -q -o "$data" "$W/comm_p2p" -t 1 >"$tmp/out" 2>"$tmp/err" ||
@@ -359,6 +361,21 @@ keys q
 wait_for '^steady +0 ' "fvar profile: back to the functions"
 keys q
 wait_end "fvar profile q" 0
+
+# --- a numa profile: the thread x memory node heatmap ----------------------
+"$CDT" numa -q -o "$tmp/numa.data" "$W/numa_jacobi" -t 2 -s 0.5 >"$tmp/out" 2>"$tmp/err" ||
+	fail "cdt numa numa_jacobi failed: $(cat "$tmp/err")"
+data=$tmp/numa.data
+start_tui NO_COLOR=1 TERM=xterm-256color
+wait_for '1:Summary +2:Matrix +3:numa-threads' "numa profile: screens"
+keys 2
+wait_for 'Sampled accesses, thread x memory node' "numa profile: the matrix"
+keys s
+wait_for "Share of each thread's accesses" "numa profile: the share"
+# One node: each worker's one cell is all of its accesses, the darkest shade.
+wait_for '^ *2 [^|]*\|@@' "numa profile: worker 2's row at 100%"
+keys q
+wait_end "numa profile q" 0
 
 # --- no terminal -----------------------------------------------------------
 "$CDT" report --tui -i "$data" >"$tmp/out" 2>"$tmp/err" </dev/null

@@ -24,8 +24,9 @@
  * (all rows for the main thread), from move_pages: the ground truth of
  * placement.
  *
- * Usage: numa_jacobi [-t WORKERS] [-n ROWS] [-c COLS] [-s SECONDS]
+ * Usage: numa_jacobi [-t WORKERS] [-n ROWS] [-c COLS] [-s SECONDS | -N SWEEPS]
  *                    [--init main|parallel] [--report]
+ * -N makes the work fixed (for benchmarks): SWEEPS sweeps, however long.
  * Prints one summary line on stdout; exit 0, 2 on bad usage.
  */
 #include <pthread.h>
@@ -43,6 +44,7 @@
 
 static int nworkers = 4, rows = 512, cols = 1024, parallel_init, report;
 static double seconds = 1.0;
+static long max_sweeps; /* -N: stop after this many sweeps (fixed work) */
 static double *grid, *next;
 static pthread_barrier_t bar;
 static atomic_int started;
@@ -145,7 +147,7 @@ static void *worker(void *arg)
 static int usage(void)
 {
 	fprintf(stderr, "usage: numa_jacobi [-t WORKERS 1..%d] [-n ROWS] [-c COLS] "
-		"[-s SECONDS] [--init main|parallel] [--report]\n", MAX_WORKERS);
+		"[-s SECONDS | -N SWEEPS] [--init main|parallel] [--report]\n", MAX_WORKERS);
 	return 2;
 }
 
@@ -164,6 +166,8 @@ int main(int argc, char **argv)
 			cols = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
 			seconds = atof(argv[++i]);
+		else if (!strcmp(argv[i], "-N") && i + 1 < argc)
+			max_sweeps = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--init") && i + 1 < argc) {
 			i++;
 			if (!strcmp(argv[i], "parallel"))
@@ -176,7 +180,7 @@ int main(int argc, char **argv)
 			return usage();
 	}
 	if (nworkers < 1 || nworkers > MAX_WORKERS || rows < nworkers + 2 || cols < 3 ||
-	    seconds <= 0)
+	    seconds <= 0 || max_sweeps < 0)
 		return usage();
 	grid = malloc((size_t)rows * cols * sizeof(double)); /* ALLOC_GRID */
 	next = malloc((size_t)rows * cols * sizeof(double)); /* ALLOC_NEXT */
@@ -201,12 +205,14 @@ int main(int argc, char **argv)
 	t0 = now();
 	for (;;) {
 		pthread_barrier_wait(&bar);
-		if (now() - t0 >= seconds)
+		sweeps++;
+		if (max_sweeps ? sweeps >= max_sweeps : now() - t0 >= seconds)
 			atomic_store(&stop, 1);
 		pthread_barrier_wait(&bar);
 		if (atomic_load(&stop))
 			break;
 	}
+	sweeps = 0;
 	for (int k = 0; k < nworkers; k++) {
 		void *r;
 

@@ -104,12 +104,21 @@ int faults_open(struct faults *f, pid_t pid, int ncpus)
 			err = r->fault_fd;
 			goto out;
 		}
-		r->len = (size_t)(FAULT_RING_PAGES + 1) * (size_t)psz;
-		r->pg = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fault_fd, 0);
-		if (r->pg == MAP_FAILED) {
+		/* Without CAP_IPC_LOCK the rings of a user share
+		 * perf_event_mlock_kb (516 KiB by default): halve until they fit. */
+		for (size_t pages = f->ring_pages ? f->ring_pages : FAULT_RING_PAGES;; pages /= 2) {
+			r->len = (pages + 1) * (size_t)psz;
+			r->pg = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+				     r->fault_fd, 0);
+			if (r->pg != MAP_FAILED) {
+				f->ring_pages = pages;
+				break;
+			}
 			r->pg = NULL;
 			err = -errno;
-			goto out;
+			if (err != -EPERM || pages <= 1)
+				goto out;
+			err = 0;
 		}
 		r->migr_fd = fault_open(pid, c, PERF_COUNT_SW_CPU_MIGRATIONS, r->fault_fd,
 					&r->migr_id);
@@ -186,12 +195,14 @@ static int faults_take(struct faults *f, struct fault_ring *r, const struct faul
 	return 0;
 }
 
-/* What the kernel wrote since the last read; copies what wraps. */
+/* What the kernel wrote since the last read; copies what wraps.  1 if
+ * that was an eighth of the ring or more: come back sooner. */
 static int faults_read_ring(struct faults *f, struct fault_ring *r, struct profile *p)
 {
 	struct perf_event_mmap_page *pg = r->pg;
 	const unsigned char *data = (const unsigned char *)pg + pg->data_offset;
 	uint64_t size = pg->data_size, head, tail;
+	int busy;
 	union {
 		struct perf_event_header h;
 		struct fault_sample s;
@@ -202,6 +213,7 @@ static int faults_read_ring(struct faults *f, struct fault_ring *r, struct profi
 
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = pg->data_tail;
+	busy = head - tail >= size / 8;
 	while (tail < head && !err) {
 		uint64_t off = tail % size;
 		size_t len, first;
@@ -224,19 +236,20 @@ static int faults_read_ring(struct faults *f, struct fault_ring *r, struct profi
 		tail += len;
 	}
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
-	return err;
+	return err ? err : busy;
 }
 
 int faults_poll(struct faults *f, struct profile *p, int final)
 {
-	int err = 0;
+	int err = 0, busy = 0;
 
 	for (size_t c = 0; c < f->n && !err; c++) {
 		if (!f->r[c].pg)
 			continue;
 		err = faults_read_ring(f, &f->r[c], p);
+		busy |= err > 0;
 		/* A run that goes on is split here: its pages are asked for now. */
-		if (!err)
+		if (err >= 0)
 			err = faults_flush(f, &f->r[c], p);
 	}
 	if (!err && final && f->lost) {
@@ -245,5 +258,5 @@ int faults_poll(struct faults *f, struct profile *p, int final)
 
 		err = profile_add(p, &l.h);
 	}
-	return err;
+	return err ? err : busy;
 }

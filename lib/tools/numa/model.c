@@ -29,7 +29,6 @@
 #include "lib/core/names.h"
 #include "lib/core/objmap.h"
 #include "lib/tools/numa/model.h"
-#include "lib/tools/numa/parts.h"
 
 /* One faulted page. */
 struct ft_page {

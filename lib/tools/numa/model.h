@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "lib/core/profile.h"
+#include "lib/tools/numa/numa.h"
 
 #define NUMA_NODE_UNKNOWN (-1)
 
@@ -85,10 +86,16 @@ struct numa_model {
 	uint64_t pred_local, pred_remote, pred_unknown;
 };
 
+extern const struct prof_ops numa_prof; /* its records */
+
 /* The model of p, built once (profile_cache); NULL on ENOMEM. */
 const struct numa_model *numa_of(const struct profile *p);
 /* The node of a CPU in p's topology; -1 if unknown. */
 int numa_cpu_node(const struct profile *p, uint32_t cpu);
+/* place.c: the node of the index-th thread (creation order) on a machine
+ * of nodes nodes of per_node CPUs each, under policy (enum numa_bind), the
+ * rule --bind follows too. */
+int numa_place_node(uint32_t index, int nodes, int per_node, int policy);
 /* N[:policy[:cpus]] (place.c): 0, or -EINVAL (and one line on stderr if say). */
 int numa_predict_parse(const char *spec, int *nodes, int *policy, int *per_node, int say);
 

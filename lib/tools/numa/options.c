@@ -51,6 +51,8 @@ static void numa_usage(FILE *f)
 		"                        model: which accesses would be remote on N nodes of\n"
 		"                        CPUS CPUs each (default: threads / N), threads placed\n"
 		"                        by the policy (default compact), pages at first touch\n"
+		"      --count           counting mode: no samples; first touch, migrations\n"
+		"                        and, with a PMU, each thread's local and remote counts\n"
 		"      --no-faults       do not watch page faults (no first touch)\n"
 		"      --uncore          also count interconnect traffic per socket, where\n"
 		"                        permitted\n", NUMA_DEFAULT_INTERVAL_MS);
@@ -60,13 +62,16 @@ static int numa_option(struct run_opts *o, int argc, char **argv, int *i)
 {
 	int r;
 
-	(void)o;
 	if ((r = cliopt_match(argc, argv, i, NULL, "--bind", &numa_o.bind)))
 		return r;
 	if ((r = cliopt_match(argc, argv, i, "-I", "--interval", &numa_o.interval)))
 		return r;
 	if ((r = cliopt_match(argc, argv, i, NULL, "--predict", &numa_o.predict)))
 		return r;
+	if ((r = cliopt_match(argc, argv, i, NULL, "--count", NULL)) > 0) {
+		o->count_only = 1;
+		return r;
+	}
 	if ((r = cliopt_match(argc, argv, i, NULL, "--no-faults", NULL)) > 0) {
 		numa_o.no_faults = 1;
 		return r;
@@ -86,9 +91,10 @@ static void numa_counters(struct run_opts *o, const struct events_host *h)
 	char err[256];
 
 	o->ncounters = 0;
-	if (!h->hw_pmu || o->src.source == SRC_SOFT) {
-		snprintf(numa_o.counters, sizeof(numa_o.counters), "no hardware PMU: sampled "
-			 "addresses only");
+	if (!h->hw_pmu || (o->src.source == SRC_SOFT && !o->count_only)) {
+		snprintf(numa_o.counters, sizeof(numa_o.counters), "no hardware PMU: %s",
+			 o->count_only ? "nothing to count but faults and migrations" :
+			 "sampled addresses only");
 		return;
 	}
 	if (!row) {
@@ -188,13 +194,21 @@ static int numa_prepare(struct run_opts *o)
 	return 0;
 }
 
+/*
+ * Where a run of faults landed: its first and last page are asked, not
+ * every page.  A run is one thread at one instruction on one CPU, so the
+ * kernel placed its pages alike; the model infers the rest from the CPU
+ * (and says so), and pages that samples name are asked anyway.  Asking
+ * all would cost the front end a hash entry and a query per page of a
+ * program that faults in gigabytes.
+ */
 static int numa_on_fault(void *ctx, const struct rec_numa_fault *r)
 {
 	struct pages *g = ctx;
-	int err = 0;
+	int err = pages_want(g, r->pid, r->addr);
 
-	for (uint32_t k = 0; k < r->npages && !err; k++)
-		err = pages_want(g, r->pid, r->addr + (uint64_t)k * 4096);
+	if (!err && r->npages > 1)
+		err = pages_want(g, r->pid, r->addr + (uint64_t)(r->npages - 1) * 4096);
 	return err;
 }
 
@@ -239,8 +253,13 @@ static int numa_poll(const struct run_opts *o, struct profile *p, int final)
 		return 0;
 	if (numa_o.f.r)
 		err = faults_poll(&numa_o.f, p, final);
-	if (!err)
+	if (err >= 0) {
+		int busy = err;
+
 		err = pages_poll(&numa_o.g, p, final);
+		if (!err)
+			err = busy;
+	}
 	return err;
 }
 

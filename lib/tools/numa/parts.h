@@ -11,6 +11,7 @@
 #include "lib/core/profile.h"
 #include "lib/core/view.h"
 #include "lib/core/view_tui.h"
+#include "lib/tools/numa/model.h"
 #include "lib/tools/numa/numa.h"
 
 struct agent_tool;
@@ -18,7 +19,6 @@ struct run_ops;
 
 extern const struct agent_tool numa_agent; /* agent.c */
 extern const struct run_ops numa_run;      /* options.c */
-extern const struct prof_ops numa_prof;    /* model.c */
 extern const struct view numa_views[];     /* views.c */
 extern const char *const numa_report[];    /* views.c */
 int numa_tui(const struct profile *p, const struct view *views, struct tui_screen **s,
@@ -30,13 +30,15 @@ struct faults {
 	struct fault_ring *r;
 	size_t n;
 	uint64_t faults, migrations, lost;
+	size_t ring_pages; /* data pages of each ring, as far as they fit */
 	/* Each fault record as it is added (pages.c asks for its pages). */
 	int (*on_fault)(void *ctx, const struct rec_numa_fault *r);
 	void *ctx;
 };
 /* 0, or a negative errno (EACCES/EPERM: perf_event_paranoid). */
 int faults_open(struct faults *f, pid_t pid, int ncpus);
-/* Read the rings into p; final: the program ended, write what is left. */
+/* Read the rings into p; final: the program ended, write what is left.
+ * 1 when a ring was an eighth full or more (drain sooner), 0, or -errno. */
 int faults_poll(struct faults *f, struct profile *p, int final);
 void faults_close(struct faults *f);
 
@@ -80,9 +82,6 @@ struct topo;
 /* The CPUs threads take in turn under policy: 0, or -EINVAL. */
 int numa_place_cpus(const struct topo *t, int policy, uint16_t *cpu, uint32_t max,
 		    uint32_t *n);
-/* The node of the index-th thread (creation order) on a machine of
- * nodes nodes of per_node CPUs each, under policy. */
-int numa_place_node(uint32_t index, int nodes, int per_node, int policy);
 /* "compact", "scatter", and with none_ok "none": enum numa_bind, or -1. */
 int numa_policy(const char *s, int none_ok);
 

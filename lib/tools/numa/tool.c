@@ -8,5 +8,5 @@ const struct tool tool_numa = {
 	.summary = "local vs remote NUMA traffic per thread, by data object and first touch",
 	TOOL_AGENT(.agent = &numa_agent,)
 	TOOL_FRONT(.run = &numa_run, .prof = &numa_prof, .views = numa_views,
-		   .report = numa_report,)
+		   .report = numa_report, .tui = numa_tui,)
 };

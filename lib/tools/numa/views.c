@@ -420,10 +420,14 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 	known = m->local + m->remote;
 #define SAY(...) (snprintf(buf, sizeof(buf), __VA_ARGS__), n++, \
 		  table_row(t) || table_cell(t, "%s", buf) ? -ENOMEM : 0)
-	if (m->nnodes < 2 && !m->pred.on)
+	if (!strcmp(profile_meta(p, "source") ? profile_meta(p, "source") : "", "none"))
+		err = SAY("Counting mode (--count): no access was sampled; first touch and "
+			  "migrations were watched; counters: %s.",
+			  profile_meta(p, "numa_counters") ? profile_meta(p, "numa_counters") : "none");
+	else if (m->nnodes < 2)
 		err = SAY("This machine has one NUMA node: every access is local (%" PRIu64
-			  " sampled). --predict N shows which would be remote on N nodes.",
-			  known);
+			  " sampled).%s", known, m->pred.on ? "" :
+			  " --predict N shows which would be remote on N nodes.");
 	else if (known)
 		err = SAY("%.1f%% of %" PRIu64 " sampled accesses with a known node were remote.",
 			  pct(m->remote, known), known);
