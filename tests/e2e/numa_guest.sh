@@ -40,7 +40,7 @@ command -v python3 >/dev/null || fail "no python3"
 secs=${NUMA_GUEST_SECS:-2}
 
 # The prediction, on this machine.
-"$CDT" numa -q --predict 2:compact:2 -o "$tmp/pred.data" "$W/numa_jacobi" -t 4 -s 1 \
+"$CDT" numa -q -F 1000 --predict 2:compact:2 -o "$tmp/pred.data" "$W/numa_jacobi" -t 4 -s 1 \
 	--init main >/dev/null 2>"$tmp/pred.err" || fail "predict run: $(cat "$tmp/pred.err")"
 "$CDT" report -i "$tmp/pred.data" --view numa-threads --format csv >"$tmp/pred.csv" ||
 	fail "predict report"

@@ -12,6 +12,7 @@
 #   - --bind compact and scatter pin each thread to one CPU, thread k to
 #     CPU k mod 2 here, as the workload sees with sched_getcpu; none
 #     leaves it free;
+#   - --count samples nothing and still finds the grids' first touch;
 #   - -I sets the timeline's interval; --no-faults turns first touch off;
 #     --uncore says in one line that there is no link PMU and goes on;
 #     the views come as CSV and JSON; the program's exit status passes
@@ -46,7 +47,9 @@ for r in csv.DictReader(open(sys.argv[1])):
 PY
 }
 
-numa main "$W/numa_jacobi" -t 4 -s 1 --init main --report
+# -F 1000, not numa's 250 Hz: the checks below want some 100 samples per
+# worker in a second.
+numa main -F 1000 "$W/numa_jacobi" -t 4 -s 1 --init main --report
 grep -q '^cdt numa: .*soft sampling\|^cdt numa: .*pmu' "$tmp/main.err" ||
 	fail "main: no source banner: $(head -n 3 "$tmp/main.err")"
 grep -q 'one NUMA node: every access is local' "$tmp/main.err" ||
@@ -60,7 +63,7 @@ grep -q "^heap@numa_jacobi.c:$line_grid (main)	0	1	100	init_rows (numa_jacobi.c:
 grep -q "^heap@numa_jacobi.c:$line_next (main)	0	1	100	init_rows (numa_jacobi.c:[0-9]*)	0$" \
 	"$tmp/main.grids" || fail "main: next (line $line_next): $(cat "$tmp/main.grids")"
 
-numa par "$W/numa_jacobi" -t 4 -s 1 --init parallel
+numa par -F 1000 "$W/numa_jacobi" -t 4 -s 1 --init parallel
 grids par >"$tmp/par.grids"
 awk -F'\t' '{ if ($2 < 1 || $2 > 4 || $3 != 4 || $4 < 20 || $4 > 30 || $5 !~ /^init_rows /) {
 	print "par: " $0; bad = 1 } } END { exit bad || NR != 2 }' "$tmp/par.grids" ||
@@ -68,7 +71,7 @@ awk -F'\t' '{ if ($2 < 1 || $2 > 4 || $3 != 4 || $4 < 20 || $4 > 30 || $5 !~ /^i
 
 # The model of a two-node machine, from this one.
 for v in main parallel; do
-	numa "pred-$v" --predict 2:compact:2 "$W/numa_jacobi" -t 4 -s 1 --init $v
+	numa "pred-$v" -F 1000 --predict 2:compact:2 "$W/numa_jacobi" -t 4 -s 1 --init $v
 	cols "$tmp/pred-$v.numa-threads" thread samples predicted_remote_pct >"$tmp/pred-$v.rows" ||
 		fail "predict: columns"
 	awk -F'\t' -v v=$v '
@@ -107,6 +110,15 @@ for v in numa-threads numa-matrix numa-nodes numa-objects numa-timeline findings
 done
 "$CDT" report -i "$tmp/main.data" --view numa-matrix >"$tmp/heat" || fail "text matrix"
 grep -q 'Thread x memory node' "$tmp/heat" || fail "text matrix: $(cat "$tmp/heat")"
+
+# Counting mode: no samples, first touch still watched.
+numa count --count "$W/numa_jacobi" -t 2 -s 0.3
+grep -q '^source,none' "$tmp/count.summary" || fail "--count: source: $(grep '^source' "$tmp/count.summary")"
+grep -q '^memory_samples,0$' "$tmp/count.summary" || fail "--count: sampled"
+grep -q 'Counting mode (--count)' "$tmp/count.err" || fail "--count: the findings do not say so"
+grids count >"$tmp/count.grids"
+awk -F'\t' '$2 != 0 || $3 != 1 { bad = 1 } END { exit bad || NR != 2 }' "$tmp/count.grids" ||
+	fail "--count: first touch: $(cat "$tmp/count.grids")"
 
 # The program's status; refusals before the run.
 "$CDT" numa -q -o "$tmp/x.data" "$W/numa_jacobi" -t 0 2>/dev/null

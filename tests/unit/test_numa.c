@@ -257,7 +257,8 @@ static void test_first_touch(void **state)
 }
 
 /* A 2 MiB region with one fault (a huge page) places its other pages;
- * a region of several faults places none it did not fault. */
+ * a region of several faults at once places none it did not fault; later
+ * faults in a huge page's region are not first touches. */
 static void test_huge_page(void **state)
 {
 	struct profile p;
@@ -276,6 +277,30 @@ static void test_huge_page(void **state)
 	assert_non_null(m);
 	assert_int_equal(thr_of(m, 0)->remote, 6);
 	assert_int_equal(thr_of(m, 0)->unknown, 4);
+	profile_free(&p);
+
+	/* NUMA balancing's hinting faults 200 ms after a huge page's fault,
+	 * by another thread on other pages of it: not first touches. */
+	prof_new(&p, 2, 2, NULL);
+	add_thread(&p, 1, 10);
+	add_thread(&p, 2, 20);
+	profile_number_tasks(&p);
+	add_fault(&p, 1, 0, PAGE_A, 1, 1000);
+	add_fault(&p, 2, 2, PAGE_A + 4096, 64, 200001000);
+	m = numa_of(&p);
+	assert_non_null(m);
+	{
+		const struct numa_obj *o = NULL;
+
+		for (size_t i = 0; i < m->nobj; i++)
+			if (m->obj[i].pages)
+				o = &m->obj[i];
+		assert_non_null(o);
+		assert_int_equal(o->pages, 512);
+		assert_int_equal(o->ft_thread, 0);
+		assert_int_equal(o->ft_threads, 1);
+		assert_int_equal(o->landed[0], 512);
+	}
 	profile_free(&p);
 }
 

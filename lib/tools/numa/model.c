@@ -48,6 +48,7 @@ struct ft_ent {
 	uint32_t obj, thread, pid;
 	int node;
 	uint64_t ip, time;
+	uint32_t pages; /* 1, or 512 for a huge page's fault */
 };
 
 struct numa_build {
@@ -156,14 +157,22 @@ static const struct ft_page *numa_first_touch(const struct numa_build *b, uint32
 }
 
 /*
- * A page without a fault of its own in a 2 MiB region that faulted once:
- * a transparent huge page, whose one fault placed all of it.  A region
- * of several faults (4 KiB pages) tells nothing of a page that had none.
+ * The fault that placed a transparent huge page over pid's page, if its
+ * 2 MiB region looks like one: a first fault followed by no other fault
+ * in the region for HUGE_GAP_NS.  A huge page is placed whole by its one
+ * fault, and the next faults in its region, if any, are NUMA balancing's
+ * hinting faults a second or more later; a region of 4 KiB pages faults
+ * page after page, microseconds apart, as it is first written.  (A thread
+ * that first touches one page of a region and no other for 100 ms, while
+ * another thread touches the rest later, is taken for a huge page: the
+ * rare case this rule gets wrong.)
  */
-static const struct ft_page *numa_first_touch_huge(const struct numa_build *b, uint32_t pid,
-						   uint64_t page)
+#define HUGE_GAP_NS 100000000ull
+
+static const struct ft_page *numa_huge_of(const struct numa_build *b, uint32_t pid,
+					  uint64_t page)
 {
-	const struct ft_page *only = NULL;
+	const struct ft_page *first = NULL, *second = NULL;
 	uint64_t region = page >> 21, hv = ft_hash(pid, region);
 
 	for (size_t c = 0, i; (i = hash_walk(&b->ft_rix, hv, &c)) != HASH_NONE;) {
@@ -171,22 +180,30 @@ static const struct ft_page *numa_first_touch_huge(const struct numa_build *b, u
 
 		if (f->pid != pid || f->page >> 21 != region)
 			continue;
-		if (only && only->page != f->page)
-			return NULL;
-		if (!only || f->time < only->time)
-			only = f;
+		if (!first || f->time < first->time) {
+			second = first;
+			first = f;
+		} else if (!second || f->time < second->time) {
+			second = f;
+		}
 	}
-	return only;
+	if (first && (!second || second->time - first->time >= HUGE_GAP_NS))
+		return first;
+	return NULL;
 }
 
-/* The first touch of the data at pid's page born then (numa_first_touch),
- * or of its huge page. */
+/* The first touch of the data at pid's page born then: its huge page's
+ * fault if that came first (its own faults are then later ones), else
+ * its own first fault (numa_first_touch). */
 static const struct ft_page *numa_touch_of(const struct numa_build *b, uint32_t pid,
 					   uint64_t page, uint64_t born)
 {
 	const struct ft_page *f = numa_first_touch(b, pid, page, born);
+	const struct ft_page *h = numa_huge_of(b, pid, page);
 
-	return f ? f : numa_first_touch_huge(b, pid, page);
+	if (h && h->time >= born && (!f || h->time <= f->time))
+		return h;
+	return f;
 }
 
 /* Where pid's page is: asked, else its first touch's CPU (*inferred). */
@@ -498,6 +515,7 @@ static int numa_first_touches(struct numa_build *b)
 		const struct ft_page *f = &b->ft[i];
 		struct numa_obj *o;
 		uint64_t born;
+		uint32_t pages;
 		int inferred, node;
 
 		/* Its last byte: a large block starts a few bytes into its
@@ -507,41 +525,45 @@ static int numa_first_touches(struct numa_build *b)
 			err = -ENOMEM;
 			break;
 		}
-		if (numa_first_touch(b, f->pid, f->page, born) != f)
+		if (numa_touch_of(b, f->pid, f->page, born) != f)
 			continue; /* a later fault of a page already there */
 		node = numa_page_asked(b, f->pid, f->page, f->time);
 		inferred = node == NUMA_NODE_UNKNOWN;
 		if (inferred)
 			node = numa_cpu_node(b->p, f->cpu);
-		o->pages++;
+		pages = numa_huge_of(b, f->pid, f->page) == f ? 512 : 1;
+		o->pages += pages;
 		if (node >= 0 && node < m->nnodes)
-			o->landed[node]++;
+			o->landed[node] += pages;
 		else
-			o->landed_unknown++;
+			o->landed_unknown += pages;
 		e[n++] = (struct ft_ent){ .obj = (uint32_t)(o - m->obj), .thread = f->thread,
-					  .pid = f->pid, .node = node, .ip = f->ip, .time = f->time };
+					  .pid = f->pid, .node = node, .ip = f->ip, .time = f->time,
+					  .pages = pages };
 	}
 	if (!err && n)
 		qsort(e, n, sizeof(*e), ft_cmp);
 	/* Runs of (object, thread), within them of ip: the largest wins. */
 	for (size_t i = 0; i < n && !err;) {
 		struct numa_obj *o = &m->obj[e[i].obj];
-		size_t j = i, best_ip = i, run_ip = 0, best_run = 0;
+		size_t j = i, best_ip = i;
+		uint64_t run_ip = 0, best_run = 0, pages = 0;
 
 		while (j < n && e[j].obj == e[i].obj && e[j].thread == e[i].thread) {
 			if (j > i && e[j].ip == e[j - 1].ip)
-				run_ip++;
+				run_ip += e[j].pages;
 			else
-				run_ip = 1;
+				run_ip = e[j].pages;
 			if (run_ip > best_run) {
 				best_run = run_ip;
 				best_ip = j;
 			}
+			pages += e[j].pages;
 			j++;
 		}
 		o->ft_threads++;
-		if (j - i > o->ft_thread_pages) {
-			o->ft_thread_pages = j - i;
+		if (pages > o->ft_thread_pages) {
+			o->ft_thread_pages = pages;
 			o->ft_thread = e[i].thread;
 			o->ft_pid = e[best_ip].pid;
 			o->ft_ip = e[best_ip].ip;

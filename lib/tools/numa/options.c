@@ -19,6 +19,15 @@
 #include "lib/tools/numa/parts.h"
 
 #define NUMA_DEFAULT_INTERVAL_MS 100
+/*
+ * The soft source's default rate.  A thread's remote share is a
+ * proportion of its samples: 250 a second give it within +-6 points
+ * (two standard errors at 50%) after one second of the thread's CPU,
+ * and a longer run does better.  1 kHz (record's rate) cost numa_jacobi,
+ * 5 threads on 2 CPUs meeting at barriers, 1.29x; 250 Hz about 1.1x
+ * (tests/bench/run.sh numa).
+ */
+#define NUMA_SOFT_HZ 250
 
 static struct {
 	const char *bind, *predict, *interval;
@@ -309,6 +318,7 @@ static int numa_print(const struct profile *p)
 }
 
 const struct run_ops numa_run = {
+	.soft_hz = NUMA_SOFT_HZ,
 	/* The objects view is half the answer: which data is remote. */
 	.objects = 1,
 	.usage = numa_usage,
