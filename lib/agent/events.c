@@ -73,6 +73,7 @@ struct pmu_sample {
 	uint64_t addr;
 	uint32_t cpu, res;
 	uint64_t weight;
+	uint64_t data_src;
 };
 
 static void pmu_emit(struct agent_thread *t, const struct pmu_sample *ps, int i)
@@ -94,6 +95,7 @@ static void pmu_emit(struct agent_thread *t, const struct pmu_sample *ps, int i)
 	s.kind = (uint8_t)agent_g.cfg.ev[i].kind;
 	s.source = SRC_PMU;
 	s.weight = ps->weight;
+	s.data_src = ps->data_src;
 	if (ps->addr) {
 		s.flags |= SAMPLE_F_ADDR;
 		objects_on_sample(ps->addr);

@@ -16,9 +16,10 @@
 #include "lib/wire/record.h"
 
 #define DF_MAGIC "CDTDATA\n"
-/* 1.1: rec_runstats gained the arena's rejection counts. */
+/* 1.1: rec_runstats gained the arena's rejection counts.
+ * 1.2: rec_sample gained data_src. */
 #define DF_MAJOR 1u
-#define DF_MINOR 1u
+#define DF_MINOR 2u
 #define DF_MAX_RECORD REC_MAX_SIZE /* larger records are corrupt */
 
 struct df_writer;

@@ -115,3 +115,13 @@ int view_print_report(const struct profile *p, const struct view *views,
 	}
 	return r;
 }
+
+int view_print_run_report(const struct profile *p, const struct view *views,
+			  const char *const *report)
+{
+	struct view_print pr;
+
+	view_print_init(&pr);
+	pr.out = stderr;
+	return view_print_report(p, views, report, &pr);
+}

@@ -39,5 +39,9 @@ int view_print_one(const struct profile *p, const struct view *v, const struct v
  * column must be in at least one of them.  0 or -errno (-ECANCELED: said). */
 int view_print_report(const struct profile *p, const struct view *views,
 		      const char *const *report, const struct view_print *o);
+/* A tool's report at the end of a run, with the defaults, on stderr:
+ * stdout is the program's (`cdt comm pigz -c f > f.gz`). */
+int view_print_run_report(const struct profile *p, const struct view *views,
+			  const char *const *report);
 
 #endif

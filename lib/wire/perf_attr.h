@@ -16,7 +16,8 @@
 #include "lib/wire/agentcfg.h"
 
 #define PERF_ATTR_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-			       PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT)
+			       PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT | \
+			       PERF_SAMPLE_DATA_SRC)
 
 static inline void perf_attr_init(const struct agent_event *ev, struct perf_event_attr *a)
 {

@@ -108,6 +108,9 @@ struct rec_sample {
 	uint8_t source; /* enum sample_source */
 	uint8_t flags;  /* SAMPLE_F_* */
 	uint64_t weight; /* pmu: load latency if the event gives one; soft: 0 */
+	/* Since 1.2: pmu: where the access was served from, as the kernel's
+	 * union perf_mem_data_src (PERF_SAMPLE_DATA_SRC); 0 if not given. */
+	uint64_t data_src;
 };
 
 /* rec_trap.flags */
@@ -380,7 +383,7 @@ REC_FIELD(rec_hdr, size, 0);
 REC_FIELD(rec_hdr, type, 4);
 REC_FIELD(rec_hdr, flags, 6);
 
-REC_SIZE_IS(rec_sample, 56);
+REC_SIZE_IS(rec_sample, 64);
 REC_FIELD(rec_sample, pid, 8);
 REC_FIELD(rec_sample, tid, 12);
 REC_FIELD(rec_sample, time, 16);
@@ -392,6 +395,7 @@ REC_FIELD(rec_sample, kind, 45);
 REC_FIELD(rec_sample, source, 46);
 REC_FIELD(rec_sample, flags, 47);
 REC_FIELD(rec_sample, weight, 48);
+REC_FIELD(rec_sample, data_src, 56);
 
 REC_SIZE_IS(rec_trap, 72);
 REC_FIELD(rec_trap, pid, 8);

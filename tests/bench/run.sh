@@ -15,9 +15,9 @@
 # write (xz, zstd, sort, where installed), then the peer: uftrace recording
 # every call of the same 1 us-call program built with -pg, against the
 # same plain and against cdt fvar on it.  numa: numa_jacobi with a fixed
-# number of sweeps (4 workers), pagefaulter (2 GB of first touches by 2
-# threads, 2 rounds) with first touch watched and with --no-faults, then
-# xz, zstd and sort.  What is measured (tests/bench/rusage.c):
+# number of sweeps (4 workers), pagefaulter (4 GB of first touches by 2
+# threads: pages filled, then one byte each) with first touch watched,
+# with --no-faults and in counting mode (--count), then xz, zstd and sort.  What is measured (tests/bench/rusage.c):
 #
 #   plain s     wall time of the plain program
 #   cdt s       wall time of the whole `cdt record` command: start, the
@@ -144,7 +144,7 @@ bench() {
 	fields "$tmp/$name.plain" >"$tmp/p"
 	fields "$tmp/$name.cdt" >"$tmp/c"
 	fields "$tmp/$name.target" >"$tmp/t"
-	paste -d' ' "$tmp/p" "$tmp/c" "$tmp/t" "$tmp/$name.samples" | awk -v name="${prog##*/} $*" "$MEDIAN_AWK"'
+	paste -d' ' "$tmp/p" "$tmp/c" "$tmp/t" "$tmp/$name.samples" | awk -v name="$name" "$MEDIAN_AWK"'
 	{
 		n++
 		pw[n] = $1; cw[n] = $4; tx[n] = $4 / $1; cx[n] = $5 / $2; px[n] = $7 / $1
@@ -198,10 +198,17 @@ if [ "$TOOL" = numa ]; then
 	header
 	bench jacobi numa_jacobi -t 4 -N 3000
 	bench jacobi-par numa_jacobi -t 4 -N 3000 --init parallel
-	bench faulter pagefaulter -t 2 -m 2048 -r 2
+	# 4 GB of first touches: filled as a program fills its data, then
+	# one byte a page (nothing but faults, the worst case); the same
+	# without watching faults, and in counting mode.
+	bench faulter pagefaulter -t 2 -m 512 -r 8
+	bench faulter-1 pagefaulter -t 2 -m 512 -r 8 -1
 	opts=${BENCH_OPTS:-}
 	BENCH_OPTS="$opts --no-faults"
-	bench faulter-nof pagefaulter -t 2 -m 2048 -r 2
+	bench faulter-nof pagefaulter -t 2 -m 512 -r 8 -1
+	BENCH_OPTS="$opts --count"
+	bench faulter-cnt pagefaulter -t 2 -m 512 -r 8 -1
+	bench jacobi-cnt numa_jacobi -t 4 -N 3000
 	BENCH_OPTS=$opts
 	others
 	exit 0

@@ -6,11 +6,13 @@
  * touch), the thread x node matrix and the per-node totals, migrations
  * across nodes, first touch (the earliest fault since the object was
  * made, not a later hinting fault), --predict on another machine's
- * shape, thread placement for --bind, the records' checks as untrusted
+ * shape, where pmu samples were served (PERF_SAMPLE_DATA_SRC), thread
+ * placement for --bind, the records' checks as untrusted
  * input, and the per-CPU counter table's encodings under
  * LIBPFM_FORCE_PMU (in a child, since libpfm4 reads it once).
  */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -373,6 +375,54 @@ static void test_four_nodes(void **state)
 	profile_free(&p);
 }
 
+/* PERF_SAMPLE_DATA_SRC in both of the kernel's encodings, and the
+ * threads' counts of where their pmu samples were served. */
+static void test_served(void **state)
+{
+#define LVL(x) ((uint64_t)(PERF_MEM_LVL_HIT | (x)) << PERF_MEM_LVL_SHIFT)
+#define NUM(x, r) ((uint64_t)(x) << PERF_MEM_LVLNUM_SHIFT | (uint64_t)(r) << PERF_MEM_REMOTE_SHIFT)
+	struct profile p;
+	const struct numa_model *m;
+
+	(void)state;
+	assert_int_equal(numa_served_of(0), NUMA_SERVED_NONE);
+	assert_int_equal(numa_served_of(LVL(PERF_MEM_LVL_L1)), NUMA_SERVED_L1);
+	assert_int_equal(numa_served_of(LVL(PERF_MEM_LVL_LFB)), NUMA_SERVED_L1);
+	assert_int_equal(numa_served_of(LVL(PERF_MEM_LVL_L2)), NUMA_SERVED_L2);
+	assert_int_equal(numa_served_of(LVL(PERF_MEM_LVL_L3)), NUMA_SERVED_L3);
+	assert_int_equal(numa_served_of(LVL(PERF_MEM_LVL_LOC_RAM)), NUMA_SERVED_LOCAL_DRAM);
+	assert_int_equal(numa_served_of(LVL(PERF_MEM_LVL_REM_RAM1)), NUMA_SERVED_REMOTE_DRAM);
+	assert_int_equal(numa_served_of(LVL(PERF_MEM_LVL_REM_RAM2)), NUMA_SERVED_REMOTE_DRAM);
+	assert_int_equal(numa_served_of(LVL(PERF_MEM_LVL_REM_CCE1)), NUMA_SERVED_REMOTE_CACHE);
+	assert_int_equal(numa_served_of(LVL(PERF_MEM_LVL_IO)), NUMA_SERVED_OTHER);
+	assert_int_equal(numa_served_of(NUM(PERF_MEM_LVLNUM_RAM, 0)), NUMA_SERVED_LOCAL_DRAM);
+	assert_int_equal(numa_served_of(NUM(PERF_MEM_LVLNUM_RAM, 1)), NUMA_SERVED_REMOTE_DRAM);
+	assert_int_equal(numa_served_of(NUM(PERF_MEM_LVLNUM_ANY_CACHE, 1)),
+			 NUMA_SERVED_REMOTE_CACHE);
+	assert_int_equal(numa_served_of(NUM(PERF_MEM_LVLNUM_L2, 0)), NUMA_SERVED_L2);
+	assert_int_equal(numa_served_of(NUM(PERF_MEM_LVLNUM_NA, 0)), NUMA_SERVED_NONE);
+	assert_string_equal(numa_served_name(NUMA_SERVED_REMOTE_CACHE), "remote_cache");
+
+	prof_new(&p, 2, 2, NULL);
+	add_thread(&p, 1, 10);
+	profile_number_tasks(&p);
+	for (int i = 0; i < 10; i++) {
+		struct rec_sample s = { .h = { sizeof(s), REC_SAMPLE, 0 }, .pid = PID, .tid = 1,
+					.time = 100 + (uint64_t)i, .addr = PAGE_A, .cpu = 0,
+					.flags = SAMPLE_F_ADDR, .source = SRC_PMU };
+
+		s.data_src = i < 3 ? LVL(PERF_MEM_LVL_REM_RAM1) : LVL(PERF_MEM_LVL_L1);
+		assert_int_equal(profile_add(&p, &s.h), 0);
+	}
+	m = numa_of(&p);
+	assert_non_null(m);
+	assert_int_equal(thr_of(m, 0)->served[NUMA_SERVED_REMOTE_DRAM], 3);
+	assert_int_equal(thr_of(m, 0)->served[NUMA_SERVED_L1], 7);
+	profile_free(&p);
+#undef LVL
+#undef NUM
+}
+
 static void test_place(void **state)
 {
 	struct topo t = { 0 };
@@ -578,6 +628,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_huge_page),
 		cmocka_unit_test(test_predict_four),
 		cmocka_unit_test(test_four_nodes),
+		cmocka_unit_test(test_served),
 		cmocka_unit_test(test_place),
 		cmocka_unit_test(test_predict_parse),
 		cmocka_unit_test(test_records),

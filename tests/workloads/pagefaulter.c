@@ -5,10 +5,12 @@
  *
  * Each of T threads, R times, allocates MB/T megabytes (a fresh mapping:
  * glibc serves blocks this large with mmap and returns them with munmap),
- * writes one byte in every 4 KiB page, sums them and frees the block: MB
- * x R megabytes of first touches, a fixed amount of work.
+ * fills it (as a program initialises its data), sums a word of each page
+ * and frees the block: MB x R megabytes of first touches, a fixed amount
+ * of work.  With -1 it writes one byte per page instead: nothing but page
+ * faults, the worst case for watching them.
  *
- * Usage: pagefaulter [-t THREADS] [-m MB] [-r ROUNDS]
+ * Usage: pagefaulter [-t THREADS] [-m MB] [-r ROUNDS] [-1]
  * Prints one line; exit 0, 1 if memory runs out, 2 on bad usage.
  */
 #include <pthread.h>
@@ -17,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int nthreads = 2, rounds = 2;
+static int nthreads = 2, rounds = 2, one_byte;
 static long mb = 1024;
 
 static void *run(void *arg)
@@ -31,8 +33,11 @@ static void *run(void *arg)
 
 		if (!p)
 			return (void *)1;
-		for (size_t off = 0; off < len; off += 4096)
-			p[off] = (unsigned char)(off >> 12);
+		if (one_byte)
+			for (size_t off = 0; off < len; off += 4096)
+				p[off] = (unsigned char)(off >> 12);
+		else
+			memset((void *)p, r + 1, len);
 		for (size_t off = 0; off < len; off += 4096)
 			sum += p[off];
 		free((void *)p);
@@ -52,6 +57,8 @@ int main(int argc, char **argv)
 			mb = atol(argv[++i]);
 		else if (!strcmp(argv[i], "-r") && i + 1 < argc)
 			rounds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-1"))
+			one_byte = 1;
 		else
 			goto usage;
 	}
@@ -70,6 +77,6 @@ int main(int argc, char **argv)
 	       mb * 256L * rounds);
 	return bad;
 usage:
-	fprintf(stderr, "usage: pagefaulter [-t THREADS] [-m MB] [-r ROUNDS]\n");
+	fprintf(stderr, "usage: pagefaulter [-t THREADS] [-m MB] [-r ROUNDS] [-1]\n");
 	return 2;
 }

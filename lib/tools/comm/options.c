@@ -86,11 +86,7 @@ static int comm_finish(const struct run_opts *o, struct profile *p)
 
 static int comm_print(const struct profile *p)
 {
-	struct view_print pr;
-
-	view_print_init(&pr);
-	pr.out = stderr; /* the program owns stdout */
-	return view_print_report(p, comm_views, comm_report, &pr);
+	return view_print_run_report(p, comm_views, comm_report);
 }
 
 const struct run_ops comm_run = {

@@ -235,11 +235,7 @@ static int fvar_finish(const struct run_opts *o, struct profile *p)
 
 static int fvar_print(const struct profile *p)
 {
-	struct view_print pr;
-
-	view_print_init(&pr);
-	pr.out = stderr; /* the program owns stdout */
-	return view_print_report(p, fvar_views, fvar_report, &pr);
+	return view_print_run_report(p, fvar_views, fvar_report);
 }
 
 /*

@@ -20,6 +20,7 @@
  *    byte: a large block starts a few bytes into its first page.
  */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,14 @@
 struct ft_page {
 	uint32_t pid, tid, cpu, thread; /* thread: profile index, UINT32_MAX if unknown */
 	uint64_t page, time, ip;
+};
+
+/* A 2 MiB region's two earliest faults (numa_huge_of). */
+struct ft_region {
+	uint32_t pid;
+	uint64_t region;
+	size_t first;         /* index into ft */
+	uint64_t second_time; /* UINT64_MAX: one fault only */
 };
 
 /* What move_pages said of one page at one time. */
@@ -60,13 +69,69 @@ struct numa_build {
 	struct ft_page *ft;
 	size_t nft, ftcap;
 	struct hash ft_ix; /* over ft, by (pid, page) */
-	struct hash ft_rix; /* over ft, by (pid, 2 MiB region) */
+	struct ft_region *rg; /* the 2 MiB regions faults fell in */
+	size_t nrg, rgcap;
+	struct hash rg_ix;    /* over rg, by (pid, region) */
 	const struct rec_numa_migrate **mg;
 	size_t nmg, mgcap;
 	struct hash obj_ix; /* over m->obj, by name */
 	size_t objcap, ivcap;
 	int roles[NUMA_MAX_EVENTS];
 };
+
+/*
+ * The kernel's two encodings: mem_lvl bits (every PMU driver fills them)
+ * and, since Linux 4.14, mem_lvl_num with mem_remote (newer Intel and
+ * AMD drivers fill these instead).  The first that says something wins.
+ */
+int numa_served_of(uint64_t data_src)
+{
+	uint64_t lvl = data_src >> PERF_MEM_LVL_SHIFT & 0x3fff;
+	unsigned num = (unsigned)(data_src >> PERF_MEM_LVLNUM_SHIFT & 0xf);
+	int remote = (int)(data_src >> PERF_MEM_REMOTE_SHIFT & 1);
+
+	if (lvl & (PERF_MEM_LVL_REM_RAM1 | PERF_MEM_LVL_REM_RAM2))
+		return NUMA_SERVED_REMOTE_DRAM;
+	if (lvl & (PERF_MEM_LVL_REM_CCE1 | PERF_MEM_LVL_REM_CCE2))
+		return NUMA_SERVED_REMOTE_CACHE;
+	if (lvl & PERF_MEM_LVL_LOC_RAM)
+		return remote ? NUMA_SERVED_REMOTE_DRAM : NUMA_SERVED_LOCAL_DRAM;
+	if (lvl & PERF_MEM_LVL_L3)
+		return remote ? NUMA_SERVED_REMOTE_CACHE : NUMA_SERVED_L3;
+	if (lvl & PERF_MEM_LVL_L2)
+		return NUMA_SERVED_L2;
+	if (lvl & (PERF_MEM_LVL_L1 | PERF_MEM_LVL_LFB))
+		return NUMA_SERVED_L1;
+	if (lvl & (PERF_MEM_LVL_IO | PERF_MEM_LVL_UNC))
+		return NUMA_SERVED_OTHER;
+	switch (num) {
+	case PERF_MEM_LVLNUM_L1:
+	case PERF_MEM_LVLNUM_LFB:
+		return NUMA_SERVED_L1;
+	case PERF_MEM_LVLNUM_L2:
+		return NUMA_SERVED_L2;
+	case PERF_MEM_LVLNUM_L3:
+	case PERF_MEM_LVLNUM_L4:
+	case PERF_MEM_LVLNUM_ANY_CACHE:
+		return remote ? NUMA_SERVED_REMOTE_CACHE : NUMA_SERVED_L3;
+	case PERF_MEM_LVLNUM_RAM:
+		return remote ? NUMA_SERVED_REMOTE_DRAM : NUMA_SERVED_LOCAL_DRAM;
+	case 0:
+	case PERF_MEM_LVLNUM_NA:
+		return NUMA_SERVED_NONE;
+	default:
+		return NUMA_SERVED_OTHER;
+	}
+}
+
+const char *numa_served_name(int served)
+{
+	static const char *const names[NUMA_SERVED_N] = {
+		"none", "l1", "l2", "l3", "local_dram", "remote_dram", "remote_cache", "other",
+	};
+
+	return served >= 0 && served < NUMA_SERVED_N ? names[served] : "?";
+}
 
 int numa_cpu_node(const struct profile *p, uint32_t cpu)
 {
@@ -169,26 +234,46 @@ static const struct ft_page *numa_first_touch(const struct numa_build *b, uint32
  */
 #define HUGE_GAP_NS 100000000ull
 
+static struct ft_region *numa_region(const struct numa_build *b, uint32_t pid, uint64_t page)
+{
+	uint64_t region = page >> 21, hv = ft_hash(pid, region);
+
+	for (size_t c = 0, i; (i = hash_walk(&b->rg_ix, hv, &c)) != HASH_NONE;)
+		if (b->rg[i].pid == pid && b->rg[i].region == region)
+			return &b->rg[i];
+	return NULL;
+}
+
+/* Keep a region's two earliest faults as faults come (ft[i] is new). */
+static int numa_region_add(struct numa_build *b, size_t i)
+{
+	const struct ft_page *f = &b->ft[i];
+	struct ft_region *r = numa_region(b, f->pid, f->page);
+
+	if (!r) {
+		if (array_grow(&b->rg, &b->rgcap, b->nrg, sizeof(*b->rg)) ||
+		    hash_add(&b->rg_ix, ft_hash(f->pid, f->page >> 21), b->nrg))
+			return -ENOMEM;
+		b->rg[b->nrg++] = (struct ft_region){ f->pid, f->page >> 21, i, UINT64_MAX };
+		return 0;
+	}
+	if (f->time < b->ft[r->first].time) {
+		r->second_time = b->ft[r->first].time;
+		r->first = i;
+	} else if (f->time < r->second_time) {
+		r->second_time = f->time;
+	}
+	return 0;
+}
+
 static const struct ft_page *numa_huge_of(const struct numa_build *b, uint32_t pid,
 					  uint64_t page)
 {
-	const struct ft_page *first = NULL, *second = NULL;
-	uint64_t region = page >> 21, hv = ft_hash(pid, region);
+	const struct ft_region *r = numa_region(b, pid, page);
 
-	for (size_t c = 0, i; (i = hash_walk(&b->ft_rix, hv, &c)) != HASH_NONE;) {
-		const struct ft_page *f = &b->ft[i];
-
-		if (f->pid != pid || f->page >> 21 != region)
-			continue;
-		if (!first || f->time < first->time) {
-			second = first;
-			first = f;
-		} else if (!second || f->time < second->time) {
-			second = f;
-		}
-	}
-	if (first && (!second || second->time - first->time >= HUGE_GAP_NS))
-		return first;
+	if (r && (r->second_time == UINT64_MAX ||
+		  r->second_time - b->ft[r->first].time >= HUGE_GAP_NS))
+		return &b->ft[r->first];
 	return NULL;
 }
 
@@ -370,17 +455,14 @@ static int numa_collect(struct numa_build *b)
 				err = array_grow(&b->ft, &b->ftcap, b->nft, sizeof(*b->ft));
 				if (!err)
 					err = hash_add(&b->ft_ix, ft_hash(r->pid, r->addr + k * 4096ull),
-						       b->nft) ||
-				      hash_add(&b->ft_rix, ft_hash(r->pid, (r->addr + k * 4096ull) >> 21),
-						       b->nft) ? -ENOMEM : 0;
+						       b->nft);
 				if (err)
 					break;
 				f = &b->ft[b->nft++];
 				*f = (struct ft_page){ .pid = r->pid, .tid = r->tid, .cpu = r->cpu,
 						       .thread = thread, .page = r->addr + k * 4096ull,
 						       .time = r->time, .ip = r->ip };
-				if (thread < m->nthr)
-					m->thr[thread].faults++;
+				err = numa_region_add(b, b->nft - 1);
 			}
 		} else if (h->type == REC_NUMA_LOST) {
 			m->lost_faults += ((const struct rec_numa_lost *)h)->count;
@@ -444,6 +526,7 @@ static int numa_samples(struct numa_build *b)
 			m->node_local[tnode]++;
 		}
 		if (t) {
+			t->served[numa_served_of(s->data_src)]++;
 			t->samples++;
 			if (where < 0)
 				t->unknown++;
@@ -533,6 +616,8 @@ static int numa_first_touches(struct numa_build *b)
 			node = numa_cpu_node(b->p, f->cpu);
 		pages = numa_huge_of(b, f->pid, f->page) == f ? 512 : 1;
 		o->pages += pages;
+		if (f->thread < m->nthr)
+			m->thr[f->thread].faults += pages;
 		if (node >= 0 && node < m->nnodes)
 			o->landed[node] += pages;
 		else
@@ -748,7 +833,8 @@ static int numa_build(const struct profile *p, struct numa_model *m)
 	free(b.ft);
 	free(b.mg);
 	hash_free(&b.ft_ix);
-	hash_free(&b.ft_rix);
+	free(b.rg);
+	hash_free(&b.rg_ix);
 	hash_free(&b.obj_ix);
 	return err;
 }

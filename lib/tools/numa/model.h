@@ -28,6 +28,19 @@ struct numa_predict {
 	int per_node_used;
 };
 
+/* Where a pmu sample was served from (PERF_SAMPLE_DATA_SRC). */
+enum numa_served {
+	NUMA_SERVED_NONE = 0, /* not given (soft source, or the PMU said N/A) */
+	NUMA_SERVED_L1,       /* L1 or a line fill buffer */
+	NUMA_SERVED_L2,
+	NUMA_SERVED_L3,
+	NUMA_SERVED_LOCAL_DRAM,
+	NUMA_SERVED_REMOTE_DRAM,
+	NUMA_SERVED_REMOTE_CACHE,
+	NUMA_SERVED_OTHER,    /* I/O, uncached, persistent memory, CXL */
+	NUMA_SERVED_N,
+};
+
 struct numa_thr {
 	uint32_t index, pid, tid;
 	int node;                /* where most of its samples ran; -1 if none */
@@ -40,6 +53,7 @@ struct numa_thr {
 	int have_counts, scaled;
 	uint64_t pred_local, pred_remote; /* --predict */
 	uint64_t faults;         /* pages it touched first */
+	uint64_t served[NUMA_SERVED_N]; /* pmu samples by where they were served */
 };
 
 struct numa_obj {
@@ -90,6 +104,10 @@ extern const struct prof_ops numa_prof; /* its records */
 
 /* The model of p, built once (profile_cache); NULL on ENOMEM. */
 const struct numa_model *numa_of(const struct profile *p);
+/* enum numa_served of a union perf_mem_data_src value. */
+int numa_served_of(uint64_t data_src);
+/* Its name, for columns: "l1", ..., "remote_cache". */
+const char *numa_served_name(int served);
 /* The node of a CPU in p's topology; -1 if unknown. */
 int numa_cpu_node(const struct profile *p, uint32_t cpu);
 /* place.c: the node of the index-th thread (creation order) on a machine

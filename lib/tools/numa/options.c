@@ -235,7 +235,7 @@ static int numa_attach(const struct run_opts *o, pid_t child)
 	}
 	/* Every possible CPU number, so a CPU brought online later is not
 	 * missed by the per-CPU rings: the topology's highest. */
-	ncpus = topo_read(&t) ? 0 : t.cpus[t.ncpus - 1].cpu + 1;
+	ncpus = !topo_read(&t) && t.ncpus > 0 ? t.cpus[t.ncpus - 1].cpu + 1 : 0;
 	topo_free(&t);
 	if (ncpus <= 0)
 		ncpus = 1;
@@ -310,11 +310,7 @@ static int numa_finish(const struct run_opts *o, struct profile *p)
 
 static int numa_print(const struct profile *p)
 {
-	struct view_print pr;
-
-	view_print_init(&pr);
-	pr.out = stderr; /* the program owns stdout */
-	return view_print_report(p, numa_views, numa_report, &pr);
+	return view_print_run_report(p, numa_views, numa_report);
 }
 
 const struct run_ops numa_run = {

@@ -79,7 +79,9 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 			       "node:r", "samples:r", "local:r", "remote:r", "unknown:r",
 			       "remote_pct:r", "node_moves:r", "cpu_moves:r", "first_touches:r",
 			       "local_dram:r", "remote_dram:r", "remote_cache:r",
-			       "predicted_remote_pct:r", NULL };
+			       "predicted_remote_pct:r", "served_l1:r", "served_l2:r", "served_l3:r",
+			       "served_local_dram:r", "served_remote_dram:r",
+			       "served_remote_cache:r", NULL };
 	const struct numa_model *m = numa_of(p);
 	int err = 0;
 
@@ -88,7 +90,8 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 	table_init(t, "Threads: accesses by where their memory was", cols);
 	for (size_t i = 0; i < m->nthr && !err; i++) {
 		const struct numa_thr *x = &m->thr[i];
-		char lab[32], nd[16], c[3][24], pr[16];
+		char lab[32], nd[16], c[3][24], pr[16], sv[NUMA_SERVED_OTHER][24];
+		uint64_t said = 0;
 
 		if (o->top && i >= o->top) {
 			t->hidden = m->nthr - i;
@@ -99,6 +102,11 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 				 x->counts[k + 1], x->scaled ? "*" : "");
 		snprintf(pr, sizeof(pr), m->pred.on ? "%.1f" : "",
 			 pct(x->pred_remote, x->pred_local + x->pred_remote));
+		/* Where the PMU said each sample was served: empty without. */
+		for (int k = NUMA_SERVED_L1; k < NUMA_SERVED_N; k++)
+			said += x->served[k];
+		for (int k = NUMA_SERVED_L1; k < NUMA_SERVED_OTHER; k++)
+			snprintf(sv[k], sizeof(sv[k]), said ? "%" PRIu64 : "", x->served[k]);
 		err = table_row(t) ||
 		      table_cell(t, "%s", thread_label(p, x->index, lab, sizeof(lab))) ||
 		      table_cell(t, "%u", profile_os_pid(p, x->pid)) ||
@@ -114,7 +122,13 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 		      table_cell(t, "%" PRIu64, x->cpu_moves) ||
 		      table_cell(t, "%" PRIu64, x->faults) ||
 		      table_cell(t, "%s", c[0]) || table_cell(t, "%s", c[1]) ||
-		      table_cell(t, "%s", c[2]) || table_cell(t, "%s", pr) ? -ENOMEM : 0;
+		      table_cell(t, "%s", c[2]) || table_cell(t, "%s", pr) ||
+		      table_cell(t, "%s", sv[NUMA_SERVED_L1]) ||
+		      table_cell(t, "%s", sv[NUMA_SERVED_L2]) ||
+		      table_cell(t, "%s", sv[NUMA_SERVED_L3]) ||
+		      table_cell(t, "%s", sv[NUMA_SERVED_LOCAL_DRAM]) ||
+		      table_cell(t, "%s", sv[NUMA_SERVED_REMOTE_DRAM]) ||
+		      table_cell(t, "%s", sv[NUMA_SERVED_REMOTE_CACHE]) ? -ENOMEM : 0;
 	}
 	if (!err)
 		snprintf(t->note, sizeof(t->note), "node: where most of its samples ran; * "
@@ -439,6 +453,19 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 			err = SAY("Thread %s (node %d): %.0f%% of its accesses are remote.",
 				  thread_label(p, x->index, lab, sizeof(lab)), x->node,
 				  pct(x->remote, x->local + x->remote));
+		if (!err) {
+			uint64_t said = 0, far = x->served[NUMA_SERVED_REMOTE_DRAM] +
+						 x->served[NUMA_SERVED_REMOTE_CACHE];
+
+			for (int k = NUMA_SERVED_L1; k < NUMA_SERVED_N; k++)
+				said += x->served[k];
+			if (said >= 20 && far * 10 >= said)
+				err = SAY("Thread %s: the PMU served %.0f%% of its sampled loads "
+					  "from remote DRAM and %.0f%% from a remote cache.",
+					  thread_label(p, x->index, lab, sizeof(lab)),
+					  pct(x->served[NUMA_SERVED_REMOTE_DRAM], said),
+					  pct(x->served[NUMA_SERVED_REMOTE_CACHE], said));
+		}
 		if (!err && x->node_moves)
 			err = SAY("Thread %s moved between nodes %" PRIu64 " times: its memory "
 				  "stays behind; pin it (--bind, taskset, OMP_PROC_BIND).",
