@@ -382,7 +382,8 @@ static void test_validate(void **state)
 			/* grown in 1.1: the 1.0 size is the minimum */
 			{ REC_THREAD_END, offsetof(struct rec_thread_end, ext) },
 			{ REC_THREAD_STATS, offsetof(struct rec_thread_end, ext) },
-			{ REC_SAMPLE, sizeof(struct rec_sample) },
+			/* grown in 1.2 */
+			{ REC_SAMPLE, offsetof(struct rec_sample, data_src) },
 			{ REC_TRAP, sizeof(struct rec_trap) },
 			{ REC_CPU, sizeof(struct rec_cpu) },
 			{ REC_TASK, offsetof(struct rec_task, ext) },
@@ -914,7 +915,7 @@ static void test_bad_header(void **state)
 	memcpy(file + 8, &v, 4);
 	assert_int_equal(df_read_mem(file, len, count_fn, &n, err, sizeof(err)), -EPROTO);
 	assert_string_equal(err, "cdt.data version 2.0: this cdt reads version 1 files only "
-				 "(it writes 1.1)");
+				 "(it writes 1.2)");
 	/* the version is checked before the rest of the header */
 	assert_int_equal(df_read_mem(file, 12, count_fn, &n, err, sizeof(err)), -EPROTO);
 	/* a later minor version of 1 reads */
@@ -983,7 +984,7 @@ static void test_bad_stream(void **state)
 {
 	struct recs in = { 0 };
 	union rbuf u;
-	char err[256];
+	char err[256], want[160];
 	unsigned char *file, *longer;
 	size_t len, n;
 	struct rec_end *e;
@@ -1006,7 +1007,7 @@ static void test_bad_stream(void **state)
 	mk_fixed(&u, REC_END, sizeof(struct rec_end), 0);
 	e = (void *)&u;
 	e->records = 3;
-	e->bytes = 16 + 56;
+	e->bytes = 16 + sizeof(struct rec_sample);
 	recs_add(&in, &u.h);
 	file = image(&in, 6, 0, DF_VERSION, &len);
 	assert_int_equal(df_read_mem(file, len, count_fn, &n, err, sizeof(err)), -EBADMSG);
@@ -1024,7 +1025,7 @@ static void test_bad_stream(void **state)
 	assert_int_equal(df_read_mem(file, len, count_fn, &n, err, sizeof(err)), -EBADMSG);
 	assert_string_equal(err, "corrupt: data after the end record (record 2)");
 	free(file);
-	in.len -= 56 + sizeof(*e);
+	in.len -= sizeof(struct rec_sample) + sizeof(*e);
 	in.n -= 2;
 
 	/* bytes after the zlib stream */
@@ -1046,8 +1047,10 @@ static void test_bad_stream(void **state)
 	file = image(&in, 0, 1, DF_VERSION, &len);
 	n = 0;
 	assert_int_equal(df_read_mem(file, len, count_fn, &n, err, sizeof(err)), -EBADMSG);
-	assert_string_equal(err, "corrupt: record 2 (type 6) at data offset 72: size 48 is below the minimum 56 of "
-				 "REC_SAMPLE");
+	/* offset: a 16-byte record, then a sample */
+	snprintf(want, sizeof(want), "corrupt: record 2 (type 6) at data offset %zu: size 48 "
+		 "is below the minimum 56 of REC_SAMPLE", 16 + sizeof(struct rec_sample));
+	assert_string_equal(err, want);
 	assert_int_equal(n, 2);
 	free(file);
 	in.len -= 48;

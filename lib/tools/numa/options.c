@@ -63,8 +63,9 @@ static void numa_usage(FILE *f)
 		"      --count           counting mode: no samples; first touch, migrations\n"
 		"                        and, with a PMU, each thread's local and remote counts\n"
 		"      --no-faults       do not watch page faults (no first touch)\n"
-		"      --uncore          also count interconnect traffic per socket, where\n"
-		"                        permitted\n", NUMA_DEFAULT_INTERVAL_MS);
+		"      --uncore          interconnect traffic per socket: says whether this\n"
+		"                        host has the uncore PMU for it (cdt does not read\n"
+		"                        link counters yet)\n", NUMA_DEFAULT_INTERVAL_MS);
 }
 
 static int numa_option(struct run_opts *o, int argc, char **argv, int *i)
