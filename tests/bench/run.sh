@@ -203,13 +203,13 @@ if [ "$TOOL" = numa ]; then
 	# without watching faults, and in counting mode.
 	bench faulter pagefaulter -t 2 -m 512 -r 8
 	bench faulter-1 pagefaulter -t 2 -m 512 -r 8 -1
-	opts=${BENCH_OPTS:-}
-	BENCH_OPTS="$opts --no-faults"
+	given=${BENCH_OPTS:-} # run_cdt sets opts
+	BENCH_OPTS="$given --no-faults"
 	bench faulter-nof pagefaulter -t 2 -m 512 -r 8 -1
-	BENCH_OPTS="$opts --count"
+	BENCH_OPTS="$given --count"
 	bench faulter-cnt pagefaulter -t 2 -m 512 -r 8 -1
 	bench jacobi-cnt numa_jacobi -t 4 -N 3000
-	BENCH_OPTS=$opts
+	BENCH_OPTS=$given
 	others
 	exit 0
 fi
