@@ -48,6 +48,22 @@ struct tui_screen *view_tui_table(const struct profile *p, const struct view *vi
 	return tui_table_new(name, &src);
 }
 
+int view_tui_tables(const struct profile *p, const struct view *views,
+		    const char *const *names, struct tui_screen **s, size_t *n, size_t max)
+{
+	for (; *names; names++) {
+		const char *one[] = { *names, NULL };
+
+		if (*n >= max)
+			return -ENOSPC;
+		s[*n] = view_tui_table(p, views, *names, one);
+		if (!s[*n])
+			return -ENOMEM;
+		++*n;
+	}
+	return 0;
+}
+
 /* Any tool: its summary, then a screen per other view. */
 static int vt_generic(const struct profile *p, const struct view *views,
 		      struct tui_screen **s, size_t *n, size_t max)

@@ -29,6 +29,11 @@ typedef int (*view_tui_fn)(const struct profile *p, const struct view *views,
 struct tui_screen *view_tui_table(const struct profile *p, const struct view *views,
 				  const char *name, const char *const *names);
 
+/* A table screen per view named in names (NULL ended), called after the
+ * view, appended to s[*n..max); 0, -ENOSPC or -ENOMEM. */
+int view_tui_tables(const struct profile *p, const struct view *views,
+		    const char *const *names, struct tui_screen **s, size_t *n, size_t max);
+
 struct view_tui_opts {
 	const char *tool;  /* shown in the top row */
 	const char *file;  /* likewise */

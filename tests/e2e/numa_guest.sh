@@ -17,7 +17,12 @@
 #     page, which its creator wrote, are remote), and each grid was
 #     first touched by the 4 workers;
 #   - every thread ran on the one CPU --bind gave it (sched_getcpu), and
-#     move_pages, page-fault sampling and the soft source work under TCG;
+#     move_pages, page-fault sampling and the soft source work under TCG.
+#     A kernel that locks up panics (softlockup_panic) and ends the guest
+#     at once, its trace on the console this test prints; `cdt probe`
+#     is not run in the guest: once in some 35 boots under stress-ng the
+#     guest kernel locked up while it ran (its debug-register tests,
+#     most likely; no trace was kept then);
 #   - main and parallel run with transparent huge pages and NUMA balancing
 #     off, for the textbook placement; busy is main again with both on
 #     (Debian's defaults): the grids must still be first touched by
@@ -46,17 +51,16 @@ secs=${NUMA_GUEST_SECS:-2}
 	fail "predict report"
 
 start=$(date +%s)
-timeout 900 qemu-system-x86_64 -accel tcg -m 1024 -smp 4 \
+timeout 600 qemu-system-x86_64 -accel tcg -m 1024 -smp 4 \
 	-object memory-backend-ram,id=m0,size=512M -object memory-backend-ram,id=m1,size=512M \
 	-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,cpus=2-3,memdev=m1 \
 	-kernel "$g/vmlinuz" -initrd "$g/initrd.gz" \
-	-append "console=ttyS0 quiet loglevel=1 panic=-1 cdt_secs=$secs" \
+	-append "console=ttyS0 quiet loglevel=1 panic=-1 softlockup_panic=1 cdt_secs=$secs" \
 	-display none -monitor none -serial "file:$tmp/console" -no-reboot </dev/null \
 	>"$tmp/qemu.out" 2>&1 || fail "qemu: exit $?: $(cat "$tmp/qemu.out")"
 tr -d '\r' <"$tmp/console" | grep '^@@ ' | sed 's/^@@ //' >"$tmp/lines"
-grep -qx end "$tmp/lines" || fail "the guest did not finish: $(tail -n 30 "$tmp/console")"
+grep -qx end "$tmp/lines" || fail "the guest did not finish: $(tr -d '\r' <"$tmp/console" | tail -n 60)"
 echo "guest ran in $(($(date +%s) - start)) s"
-grep '^probe ' "$tmp/lines"
 
 python3 - "$tmp" <<'PY' || exit 1
 import csv, io, math, re, sys

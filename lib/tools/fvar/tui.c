@@ -113,13 +113,12 @@ int fvar_tui(const struct profile *p, const struct view *views, struct tui_scree
 	     size_t *n, size_t max)
 {
 	static const char *const summary[] = { "summary", "findings", NULL };
-	static const char *const rest[][2] = { { "contexts", NULL }, { "threads", NULL },
-					       { "instances", NULL }, { "drops", NULL },
-					       { "processes", NULL } };
+	static const char *const rest[] = { "contexts", "threads", "instances", "drops",
+					    "processes", NULL };
 	struct tui_table_src src = { .nsect = 1, .build = ft_build, .open = ft_open };
 	struct ft_ctx *c;
 
-	if (max - *n < 2 + sizeof(rest) / sizeof(rest[0]))
+	if (max - *n < 2)
 		return -ENOSPC;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -141,11 +140,5 @@ int fvar_tui(const struct profile *p, const struct view *views, struct tui_scree
 	if (!s[*n])
 		return -ENOMEM;
 	++*n;
-	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++) {
-		s[*n] = view_tui_table(p, views, rest[i][0], rest[i]);
-		if (!s[*n])
-			return -ENOMEM;
-		++*n;
-	}
-	return 0;
+	return view_tui_tables(p, views, rest, s, n, max);
 }

@@ -55,7 +55,6 @@ struct pg_ent {
 /* One object's first-touch page, for the reduction. */
 struct ft_ent {
 	uint32_t obj, thread, pid;
-	int node;
 	uint64_t ip, time;
 	uint32_t pages; /* 1, or 512 for a huge page's fault */
 };
@@ -599,7 +598,7 @@ static int numa_first_touches(struct numa_build *b)
 		struct numa_obj *o;
 		uint64_t born;
 		uint32_t pages;
-		int inferred, node;
+		int node;
 
 		/* Its last byte: a large block starts a few bytes into its
 		 * first page. */
@@ -610,9 +609,9 @@ static int numa_first_touches(struct numa_build *b)
 		}
 		if (numa_touch_of(b, f->pid, f->page, born) != f)
 			continue; /* a later fault of a page already there */
+		/* Where it landed: asked, else where the faulting CPU is. */
 		node = numa_page_asked(b, f->pid, f->page, f->time);
-		inferred = node == NUMA_NODE_UNKNOWN;
-		if (inferred)
+		if (node == NUMA_NODE_UNKNOWN)
 			node = numa_cpu_node(b->p, f->cpu);
 		pages = numa_huge_of(b, f->pid, f->page) == f ? 512 : 1;
 		o->pages += pages;
@@ -620,10 +619,8 @@ static int numa_first_touches(struct numa_build *b)
 			m->thr[f->thread].faults += pages;
 		if (node >= 0 && node < m->nnodes)
 			o->landed[node] += pages;
-		else
-			o->landed_unknown += pages;
 		e[n++] = (struct ft_ent){ .obj = (uint32_t)(o - m->obj), .thread = f->thread,
-					  .pid = f->pid, .node = node, .ip = f->ip, .time = f->time,
+					  .pid = f->pid, .ip = f->ip, .time = f->time,
 					  .pages = pages };
 	}
 	if (!err && n)

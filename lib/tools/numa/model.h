@@ -71,7 +71,6 @@ struct numa_obj {
 	uint64_t ft_ip;          /* its commonest faulting instruction */
 	uint64_t ft_time;
 	uint64_t *landed;        /* pages by the node they are on, nnodes */
-	uint64_t landed_unknown;
 };
 
 struct numa_interval {

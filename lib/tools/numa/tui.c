@@ -96,9 +96,8 @@ int numa_tui(const struct profile *p, const struct view *views, struct tui_scree
 	     size_t *n, size_t max)
 {
 	static const char *const summary[] = { "summary", "findings", NULL };
-	static const char *const rest[][2] = { { "numa-threads", NULL }, { "numa-objects", NULL },
-					       { "numa-nodes", NULL }, { "numa-timeline", NULL },
-					       { "processes", NULL } };
+	static const char *const rest[] = { "numa-threads", "numa-objects", "numa-nodes",
+					    "numa-timeline", "processes", NULL };
 	const struct numa_model *m = numa_of(p);
 	struct tui_hm_src src = { .unit = "sampled accesses", .nkinds = 2,
 				  .kind_name = { "accesses", "share" },
@@ -111,7 +110,7 @@ int numa_tui(const struct profile *p, const struct view *views, struct tui_scree
 
 	if (!m)
 		return -ENOMEM;
-	if (max - *n < 2 + sizeof(rest) / sizeof(rest[0]))
+	if (max - *n < 2)
 		return -ENOSPC;
 	s[*n] = view_tui_table(p, views, "Summary", summary);
 	if (!s[*n])
@@ -131,11 +130,5 @@ int numa_tui(const struct profile *p, const struct view *views, struct tui_scree
 	if (!s[*n])
 		return -ENOMEM;
 	++*n;
-	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++) {
-		s[*n] = view_tui_table(p, views, rest[i][0], rest[i]);
-		if (!s[*n])
-			return -ENOMEM;
-		++*n;
-	}
-	return 0;
+	return view_tui_tables(p, views, rest, s, n, max);
 }

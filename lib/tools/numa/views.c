@@ -59,7 +59,8 @@ static int view_summary(const struct profile *p, const struct view_opts *o, stru
 	      KV("remote_pct", "%.1f", pct(m->remote, known)) ||
 	      KV("unknown_node", "%" PRIu64, m->unknown) ||
 	      KV("node_from_first_touch", "%" PRIu64, m->inferred) ||
-	      KV("fault_pages", "%" PRIu64, m->fault_pages);
+	      KV("fault_pages", "%" PRIu64, m->fault_pages) ||
+	      KV("agent_fault_pages", "%" PRIu64, m->agent_faults);
 	if (!err && m->pred.on)
 		err = KV("predicted_remote_pct", "%.1f", pct(m->pred_remote, m->pred_local +
 							       m->pred_remote)) ||
