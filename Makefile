@@ -178,8 +178,8 @@ $(FUZZ_REPLAY): tests/fuzz/replay.c $(filter-out $(B)/agent_blob.o,$(ASAN_LIB_OB
 
 # The two-node NUMA guest (tests/numa/guest.sh): Debian's kernel, fetched
 # once with apt-get download, and an initramfs of busybox, cdt and the
-# workload; tests/e2e/numa_guest.sh boots it under qemu (TCG, about a
-# minute), in `make check` too.
+# workload; tests/e2e/numa_guest.sh boots it under qemu (TCG, 15 to 40
+# seconds here), in `make check` too.
 NUMA_GUEST := $(B)/numa/vmlinuz $(B)/numa/initrd.gz
 $(B)/numa/vmlinuz: tests/numa/guest.sh | $(B)/.deps
 	sh tests/numa/guest.sh kernel $(B)/numa
