@@ -54,7 +54,7 @@ struct fault_ring {
 static int fault_open(pid_t pid, int cpu, uint64_t config, int group, uint64_t *id)
 {
 	struct perf_event_attr a = { 0 };
-	int fd;
+	int fd, err;
 
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
@@ -71,13 +71,12 @@ static int fault_open(pid_t pid, int cpu, uint64_t config, int group, uint64_t *
 	fd = events_perf_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return fd;
-	if (group >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, group) < 0)
-		goto fail;
-	if (ioctl(fd, PERF_EVENT_IOC_ID, id) < 0)
-		goto fail;
-	return fd;
-fail:
-	fd = -errno + 0 * close(fd);
+	if ((group >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, group) < 0) ||
+	    ioctl(fd, PERF_EVENT_IOC_ID, id) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
 	return fd;
 }
 
@@ -93,13 +92,11 @@ int faults_open(struct faults *f, pid_t pid, int ncpus)
 	for (int c = 0; c < ncpus; c++) {
 		struct fault_ring *r = &f->r[c];
 
-		r->fault_fd = r->migr_fd = -1;
+		r->migr_fd = -1;
 		f->n = (size_t)c + 1;
 		r->fault_fd = fault_open(pid, c, PERF_COUNT_SW_PAGE_FAULTS, -1, &r->fault_id);
-		if (r->fault_fd == -ENODEV || r->fault_fd == -EINVAL) {
-			f->n = (size_t)c; /* an offline CPU: nothing runs there */
-			continue;
-		}
+		if (r->fault_fd == -ENODEV)
+			continue; /* an offline CPU: nothing runs there */
 		if (r->fault_fd < 0) {
 			err = r->fault_fd;
 			goto out;
