@@ -8,7 +8,6 @@
 #include <getopt.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "lib/core/dbtrap.h"
 #include "lib/core/pmu_events.h"
 #include "lib/core/run.h"
 #include "lib/core/source.h"
@@ -30,33 +30,7 @@
 #define CDT_VERSION "unknown"
 #endif
 
-/* glibc 2.36 lacks both; the kernel ABI has had them since 5.13. */
-#ifndef TRAP_PERF
-#define TRAP_PERF 6
-#endif
-
-/* The head of the kernel's siginfo for SIGTRAP/TRAP_PERF. */
-struct perf_siginfo {
-	int signo, err, code;
-	void *addr;
-	unsigned long perf_data;
-};
-
-#if defined(__x86_64__) || defined(__aarch64__)
-_Static_assert(offsetof(struct perf_siginfo, perf_data) == 24,
-	       "si_perf_data sits at offset 24 of a 64-bit siginfo");
-#endif
-
-static unsigned long siginfo_perf_data(const siginfo_t *si)
-{
-	unsigned long v;
-
-	memcpy(&v, (const char *)si + offsetof(struct perf_siginfo, perf_data), sizeof(v));
-	return v;
-}
-
 #define PROBE_MAX_WP 16
-#define PROBE_SIG_DATA 0xcd7c0ffeeul
 #define KEY_WIDTH 21 /* longest key, "perf_event_paranoid:" plus a space */
 
 /* CSV rows go through the shared table renderer; text prints as it goes. */
@@ -281,75 +255,13 @@ static void probe_dbregs(const struct out *o)
 	emit_int(o, "debug_registers", n, detail);
 }
 
-/* Set only by the SIGTRAP handler of the trap test, read after it. */
-static volatile long trap_target;
-static volatile sig_atomic_t trap_hits;
-static volatile int trap_code;
-static void *volatile trap_addr;
-static volatile unsigned long trap_data;
-
-static void trap_handler(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig;
-	(void)uc;
-	trap_hits++;
-	trap_code = si->si_code;
-	trap_addr = si->si_addr;
-	trap_data = siginfo_perf_data(si);
-}
-
-/* Arm a sigtrap watchpoint, write the variable, and check the signal. */
+/* Arm a sigtrap watchpoint, write the variable, and check the signal: the
+ * check the tools make before a run that needs traps (core/dbtrap.c). */
 static void probe_trap(const struct out *o)
 {
-	struct sigaction sa, old;
-	struct perf_event_attr a;
-	sigset_t set, oldset;
-	char detail[256], e[64];
-	int fd;
+	struct dbtrap d;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = trap_handler;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGTRAP, &sa, &old) < 0) {
-		emit(o, "watchpoint_trap", "fail", strerror(errno));
-		return;
-	}
-	sigemptyset(&set);
-	sigaddset(&set, SIGTRAP);
-	pthread_sigmask(SIG_UNBLOCK, &set, &oldset);
-	trap_hits = 0;
-
-	wp_attr(&a, (const void *)&trap_target);
-	a.sigtrap = 1;
-	a.remove_on_exec = 1; /* the kernel requires it with sigtrap */
-	a.sig_data = PROBE_SIG_DATA;
-	fd = events_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0) {
-		trap_target = 42;
-		close(fd);
-	}
-	pthread_sigmask(SIG_SETMASK, &oldset, NULL);
-	sigaction(SIGTRAP, &old, NULL);
-
-	if (fd < 0) {
-		snprintf(detail, sizeof(detail), "sigtrap watchpoint does not open: %s",
-			 errtext(-fd, e, sizeof(e)));
-		emit(o, "watchpoint_trap", "fail", detail);
-	} else if (trap_hits != 1) {
-		snprintf(detail, sizeof(detail), "expected 1 SIGTRAP after the write, got %d",
-			 (int)trap_hits);
-		emit(o, "watchpoint_trap", "fail", detail);
-	} else if (trap_code != TRAP_PERF || trap_addr != (void *)&trap_target ||
-		   trap_data != PROBE_SIG_DATA) {
-		snprintf(detail, sizeof(detail), "SIGTRAP with si_code %d (want %d), si_addr %p "
-			 "(want %p), si_perf_data %#lx (want %#lx)", trap_code, TRAP_PERF,
-			 trap_addr, (void *)&trap_target, trap_data, PROBE_SIG_DATA);
-		emit(o, "watchpoint_trap", "fail", detail);
-	} else {
-		emit(o, "watchpoint_trap", "ok",
-		     "SIGTRAP with si_code TRAP_PERF, the watched si_addr and the sig_data");
-	}
+	emit(o, "watchpoint_trap", dbtrap_check(&d) ? "ok" : "fail", d.detail);
 }
 
 /* Does the kernel accept attr.sigtrap on a sampling event? */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/core/cliopt.h"
+#include "lib/core/dbtrap.h"
 #include "lib/core/ingest.h"
 #include "lib/core/datafile.h"
 #include "lib/core/view.h"
@@ -365,7 +366,7 @@ static int run_loop(struct run_ctx *c, int *wst, struct run_result *res)
 /* ---- how it ended ---- */
 
 static void run_meta(const struct run_opts *o, struct profile *p, const char *why,
-		     const struct agent_cfg *cfg)
+		     const struct agent_cfg *cfg, const char *traps)
 {
 	char buf[4096], host[256] = "";
 	struct utsname u;
@@ -392,6 +393,8 @@ static void run_meta(const struct run_opts *o, struct profile *p, const char *wh
 	profile_set_meta(p, "period", buf);
 	profile_set_meta(p, "period_unit", cfg->source == SRC_PMU ? "events" : "ns");
 	profile_set_meta(p, "objects", cfg->flags & AGENT_F_OBJECTS ? "on" : "off");
+	if (traps)
+		profile_set_meta(p, "debug_traps", traps);
 }
 
 static void run_report_end(const struct run_ctx *c, int wst, struct run_result *res)
@@ -601,7 +604,8 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 {
 	struct run_ctx c = { .o = o, .p = p, .agent_fd = -1, .sig_fd = -1 };
 	struct agent_cfg cfg = { 0 };
-	char path[PATH_MAX], why[512];
+	char path[PATH_MAX], why[512], traps[320] = "";
+	struct dbtrap dbt;
 	sigset_t set, oldmask;
 	uint64_t start_rt, dropped, dropped_bytes;
 	uint32_t agents;
@@ -643,6 +647,17 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 	}
 	if (!o->quiet)
 		fprintf(stderr, "cdt %s: %s\n", o->tool_name, why);
+	if (o->traps_lost) {
+		/* The tool's prepare asked (the answer is kept): only the reason is new. */
+		char line[1024];
+
+		dbtrap_check(&dbt);
+		dbtrap_say(&dbt, o->traps_lost, line, sizeof(line));
+		if (!o->quiet)
+			fprintf(stderr, "cdt %s: %s\n", o->tool_name, line);
+		/* Short: the summary view shows it beside the other settings. */
+		snprintf(traps, sizeof(traps), "not delivered (%s)", dbt.why);
+	}
 	err = arena_create(&c.arena, o->buffer_size ? o->buffer_size : RUN_DEFAULT_BUFFER, &cfg);
 	if (err) {
 		fprintf(stderr, "cdt: cannot create the shared record buffer: %s\n", strerror(-err));
@@ -665,7 +680,7 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 	}
 	if (topo_read(&p->topo))
 		fprintf(stderr, "cdt: warning: cannot read the CPU topology\n");
-	run_meta(o, p, why, &cfg);
+	run_meta(o, p, why, &cfg, traps[0] ? traps : NULL);
 	run_sigset(&set);
 	sigprocmask(SIG_BLOCK, &set, &oldmask);
 	masked = 1;

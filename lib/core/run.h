@@ -40,6 +40,11 @@ struct run_opts {
 	int count_only;         /* no sampling event at all: counters (and the
 				 * tool's outside watching) only */
 	char **argv;            /* program and its arguments */
+	/* What the run loses on this machine, set by the tool's prepare when
+	 * dbtrap_check() (lib/core/dbtrap.h) said debug-register traps are not
+	 * delivered: said after the banner with the reason, and kept in the
+	 * meta "debug_traps" for cdt report.  NULL: nothing lost. */
+	const char *traps_lost;
 };
 
 struct run_result {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/core/cliopt.h"
+#include "lib/core/dbtrap.h"
 #include "lib/core/run.h"
 #include "lib/core/view_print.h"
 #include "lib/tools/comm/comm.h"
@@ -71,6 +72,25 @@ static int comm_option(struct run_opts *o, int argc, char **argv, int *i)
 	return 0;
 }
 
+/*
+ * Without debug-register traps the watchpoints never fire: arming them
+ * would cost ioctls for nothing, and the meta would claim D of them.
+ * comm runs as with --wp 0, detecting on samples alone, and says so
+ * (cdt-comm(1)): the sample half is ComDetective's own first method.
+ */
+static int comm_prepare(struct run_opts *o)
+{
+	struct comm_params *cp = (struct comm_params *)o->params;
+	struct dbtrap d;
+
+	if (cp->wp && !dbtrap_check(&d)) {
+		cp->wp = 0;
+		o->traps_lost = "comm detects on samples only, as with --wp 0: the "
+				"watchpoint half of its detections is lost";
+	}
+	return 0;
+}
+
 /* The settings a report needs to scale and explain counts. */
 static int comm_finish(const struct run_opts *o, struct profile *p)
 {
@@ -97,6 +117,7 @@ const struct run_ops comm_run = {
 	.usage = comm_usage,
 	.defaults = comm_defaults,
 	.option = comm_option,
+	.prepare = comm_prepare,
 	.finish = comm_finish,
 	.report = comm_print,
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/core/cliopt.h"
+#include "lib/core/dbtrap.h"
 #include "lib/core/pmu_events.h"
 #include "lib/core/run.h"
 #include "lib/core/view_print.h"
@@ -195,6 +196,7 @@ static int fvar_prepare(struct run_opts *o)
 {
 	struct fvar_params *fp = (struct fvar_params *)o->params;
 	struct events_host h;
+	struct dbtrap d;
 	char list[256], *save = NULL, *tok;
 	int hw, err = 0;
 
@@ -211,6 +213,12 @@ static int fvar_prepare(struct run_opts *o)
 		fprintf(stderr, "cdt fvar: -e names no metric\n");
 		err = -EINVAL;
 	}
+	/* Without traps no instance is timed, but the samples still say where
+	 * the time goes: the run goes on and says so (cdt-fvar(1)). */
+	if (!err && !dbtrap_check(&d))
+		o->traps_lost = "fvar cannot time instances (its entry breakpoint and "
+				"return-slot watchpoint never fire), so no CV is measured; "
+				"its samples still give each function's share of the run";
 	return err;
 }
 

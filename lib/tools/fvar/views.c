@@ -419,6 +419,7 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 {
 	static const char *const cols[] = { "finding", NULL };
 	const struct fv_model *m = fv_get(p);
+	const char *traps = profile_meta(p, "debug_traps");
 	size_t shown = 0;
 	int err = 0;
 
@@ -426,6 +427,13 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 	if (!m)
 		return -ENOMEM;
 	table_init(t, "Findings", cols);
+	/* The run's reason first: without traps the drop counts say nothing. */
+	if (!m->instances && traps)
+		return table_row(t) ||
+		       table_cell(t, "no function instance was measured (%" PRIu64 " samples): "
+				  "debug-register traps were %s on the machine of the run, and "
+				  "fvar times an instance between two of them; the functions' "
+				  "shares of the samples stand", m->samples, traps) ? -ENOMEM : 0;
 	if (!m->instances)
 		return table_row(t) ||
 		       table_cell(t, "no function instance was measured (%" PRIu64 " samples; see "

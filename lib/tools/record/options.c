@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/core/cliopt.h"
+#include "lib/core/dbtrap.h"
 #include "lib/core/elfsym.h"
 #include "lib/core/run.h"
 #include "lib/tools/record/parts.h"
@@ -114,11 +115,25 @@ static int record_option(struct run_opts *o, int argc, char **argv, int *i)
 	return cliopt_match(argc, argv, i, NULL, "--watch", &record_watch_spec);
 }
 
+/*
+ * Without debug-register traps --watch yields nothing; the run goes on
+ * for its memory samples, the rest of what record gives, and says so (the
+ * banner, the meta): failing would cost those for a feature the user can
+ * drop (cdt-record(1)).
+ */
 static int record_prepare(struct run_opts *o)
 {
 	struct record_params *rp = (struct record_params *)o->params;
+	struct dbtrap d;
+	int err;
 
-	return record_watch_spec ? record_watch(record_watch_spec, o->argv[0], rp) : 0;
+	if (!record_watch_spec)
+		return 0;
+	err = record_watch(record_watch_spec, o->argv[0], rp);
+	if (!err && !dbtrap_check(&d))
+		o->traps_lost = "--watch records no trap (the traps view stays empty); the "
+				"memory samples are unaffected";
+	return err;
 }
 
 const struct run_ops record_run = {
