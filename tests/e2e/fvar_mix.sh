@@ -19,6 +19,7 @@
 # Each bound holds with probability 1 - 6e-5 under normal errors.
 set -u
 . "$(dirname "$0")/lib/common.sh"
+need_debug_traps "fvar times instances between two traps"
 need_workloads fvar_shapes
 
 "$CDT" fvar -q -o "$tmp/mix.data" "$W/fvar_shapes" -m mix -t 2 -T "$tmp/truth" 2>"$tmp/err" ||

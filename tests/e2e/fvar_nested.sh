@@ -19,6 +19,7 @@
 # has a relative error of 0.45 / sqrt(n), the mean's adds cv / sqrt(n)).
 set -u
 . "$(dirname "$0")/lib/common.sh"
+need_debug_traps "fvar times instances between two traps"
 need_workloads fvar_shapes fvar_throw
 
 fvar() {

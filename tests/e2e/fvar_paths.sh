@@ -17,6 +17,7 @@
 #   - --stack 0 keeps no path; a bad --stack is refused before the run.
 set -u
 . "$(dirname "$0")/lib/common.sh"
+need_debug_traps "fvar times instances between two traps"
 need_workloads fvar_shapes
 
 fvar() {

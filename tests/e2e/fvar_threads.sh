@@ -23,6 +23,7 @@
 # cdt-fvar(1)), and thread 1 has only ~25 instances.
 set -u
 . "$(dirname "$0")/lib/common.sh"
+need_debug_traps "fvar times instances between two traps"
 need_workloads fvar_shapes
 
 "$CDT" fvar -q -o "$tmp/imb.data" "$W/fvar_shapes" -m imbalance -n 4 -r 8000 2>"$tmp/err" ||

@@ -17,6 +17,7 @@
 #     4 * sqrt(1/s + cv^2/n) + 10% (s samples, n instances; see fvar_mix.sh).
 set -u
 . "$(dirname "$0")/lib/common.sh"
+need_debug_traps "fvar times instances between two traps"
 need_workloads fvar_shapes_pg
 command -v uftrace >/dev/null || { echo "skip: uftrace is not installed (make deps)"; exit 77; }
 cd "$tmp" || exit 1 # a -pg program writes gmon.out where it runs

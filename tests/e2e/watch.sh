@@ -13,6 +13,7 @@ set -u
 
 . "$(dirname "$0")/lib/common.sh"
 
+need_debug_traps "--watch records traps only"
 need_workloads watchme
 
 NT=3
