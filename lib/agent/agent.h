@@ -69,9 +69,11 @@ struct wpt_set {
 /* A thread's counting-mode events as read at one moment. */
 struct agent_counts {
 	uint32_t n;         /* events read: cfg.ncounters, or 0 if none opened */
-	uint64_t enabled;   /* ns the hardware group (else the first event) was */
+	uint64_t enabled;   /* ns the first hardware group (else the first event) was */
 	uint64_t running;   /* enabled, and running: less means multiplexed */
 	uint64_t v[AGENT_MAX_COUNTERS];
+	/* Each counter's own times: its group's, or its own if alone. */
+	uint64_t en[AGENT_MAX_COUNTERS], run[AGENT_MAX_COUNTERS];
 };
 
 struct agent_thread {
@@ -82,7 +84,9 @@ struct agent_thread {
 	void *ev_ring[AGENT_MAX_EVENTS]; /* pmu: perf mmap ring */
 	int count_fd[AGENT_MAX_COUNTERS]; /* counting events (counters.c) */
 	uint64_t count_id[AGENT_MAX_COUNTERS];
-	int count_lead; /* the hardware group's leader in count_fd, or -1 */
+	int count_lead; /* the first hardware group's leader in count_fd, or -1 */
+	/* Each counter's group leader in count_fd (itself if it leads), -1 alone. */
+	int count_glead[AGENT_MAX_COUNTERS];
 	void *count_page[AGENT_MAX_COUNTERS]; /* hardware ones: mmap page, for rdpmc */
 	void *altstack;
 	uint64_t fs_base;

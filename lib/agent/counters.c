@@ -7,8 +7,11 @@
  * Software events (task-clock, page-faults, context-switches) count
  * without a PMU.
  *
- * Hardware events form one group, so their values come from the same
- * moments on the PMU even when the kernel multiplexes it.  Software
+ * Hardware events form groups by agent_event.group (one group unless the
+ * tool numbers more), so a group's values come from the same moments on
+ * the PMU even when the kernel multiplexes it; groups that do not fit
+ * the PMU together take turns, and each counter's times are its group's,
+ * so a tool scales each by its own.  Software
  * events are opened alone: they never multiplex, and task-clock or
  * cpu-clock in a group with another software event makes the member read
  * 0 on Linux 6.18 (tests/unit/agent_counters.c).
@@ -37,6 +40,18 @@ static int counters_grouped(const struct agent_event *ev)
 	return ev->type != PERF_TYPE_SOFTWARE;
 }
 
+/* The leader of counter i's group among the counters before it, or i. */
+static int counters_leader(const struct agent_thread *t, unsigned i)
+{
+	const struct agent_event *ev = &agent_g.cfg.counter[i];
+
+	for (unsigned j = 0; j < i; j++)
+		if (counters_grouped(&agent_g.cfg.counter[j]) &&
+		    agent_g.cfg.counter[j].group == ev->group)
+			return t->count_glead[j];
+	return (int)i;
+}
+
 int counters_open(struct agent_thread *t)
 {
 	struct perf_event_attr a;
@@ -46,15 +61,20 @@ int counters_open(struct agent_thread *t)
 	for (unsigned i = 0; i < AGENT_MAX_COUNTERS; i++) {
 		t->count_fd[i] = -1;
 		t->count_page[i] = NULL;
+		t->count_glead[i] = -1;
 	}
 	for (unsigned i = 0; i < agent_g.cfg.ncounters && !err; i++) {
 		const struct agent_event *ev = &agent_g.cfg.counter[i];
-		int grouped = counters_grouped(ev), fd;
+		int grouped = counters_grouped(ev), fd, lead = -1;
 
+		if (grouped) {
+			lead = counters_leader(t, i);
+			t->count_glead[i] = lead;
+		}
 		perf_attr_init(ev, &a);
 		a.read_format = grouped ? COUNT_GROUP : COUNT_ALONE;
-		fd = agent_perf_open(&a, 0, grouped && t->count_lead >= 0 ?
-					    t->count_fd[t->count_lead] : -1, &t->count_id[i]);
+		fd = agent_perf_open(&a, 0, grouped && lead != (int)i ? t->count_fd[lead] : -1,
+				     &t->count_id[i]);
 		if (fd < 0) {
 			err = fd;
 			break;
@@ -137,37 +157,59 @@ static int counters_rdpmc(const volatile struct perf_event_mmap_page *pc, uint64
 	return -EAGAIN;
 }
 
-/* The hardware group with rdpmc; 0, or -EAGAIN. */
+/* The hardware groups with rdpmc; 0, or -EAGAIN. */
 static int counters_read_user(const struct agent_thread *t, struct agent_counts *c)
 {
 	unsigned n = agent_g.cfg.ncounters;
-	uint64_t v[AGENT_MAX_COUNTERS], en = 0, run = 0, e, r;
+	uint64_t v[AGENT_MAX_COUNTERS], en[AGENT_MAX_COUNTERS], run[AGENT_MAX_COUNTERS];
 
 	for (unsigned i = 0; i < n; i++) {
 		if (!counters_grouped(&agent_g.cfg.counter[i]))
 			continue;
-		if (!t->count_page[i] || counters_rdpmc(t->count_page[i], &v[i], &e, &r))
+		if (!t->count_page[i] || counters_rdpmc(t->count_page[i], &v[i], &en[i], &run[i]))
 			return -EAGAIN;
-		if (i == (unsigned)t->count_lead) {
-			en = e;
-			run = r;
-		}
 	}
+	for (unsigned i = 0; i < n; i++) {
+		if (!counters_grouped(&agent_g.cfg.counter[i]))
+			continue;
+		c->v[i] = v[i];
+		/* Members report their leader's times, as read(2) of the group does. */
+		c->en[i] = en[t->count_glead[i]];
+		c->run[i] = run[t->count_glead[i]];
+	}
+	c->enabled = en[t->count_lead];
+	c->running = run[t->count_lead];
+	return 0;
+}
+
+/* The hardware group led by counter lead with read(2); 0 or -errno. */
+static int counters_read_group(const struct agent_thread *t, int lead, struct agent_counts *c)
+{
+	/* nr, time_enabled, time_running, then a value per member. */
+	uint64_t buf[3 + AGENT_MAX_COUNTERS];
+	unsigned n = agent_g.cfg.ncounters, k = 0;
+	ssize_t r = read(t->count_fd[lead], buf, sizeof(buf));
+
+	if (r < 0)
+		return -errno;
+	if (r < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] > AGENT_MAX_COUNTERS ||
+	    (size_t)r < (3 + buf[0]) * sizeof(uint64_t))
+		return -EIO;
+	/* Members in the order they were opened, which is counter order. */
 	for (unsigned i = 0; i < n; i++)
-		if (counters_grouped(&agent_g.cfg.counter[i]))
-			c->v[i] = v[i];
-	c->enabled = en;
-	c->running = run;
+		if (t->count_glead[i] == lead && k < buf[0]) {
+			c->v[i] = buf[3 + k++];
+			c->en[i] = buf[1];
+			c->run[i] = buf[2];
+		}
 	return 0;
 }
 
 int agent_counters_read(struct agent_thread *t, struct agent_counts *c)
 {
-	/* nr, time_enabled, time_running, then a value per member; alone:
-	 * value, time_enabled, time_running. */
-	uint64_t buf[3 + AGENT_MAX_COUNTERS];
-	unsigned n = agent_g.cfg.ncounters, k = 0;
-	int timed = 0;
+	uint64_t buf[3];
+	unsigned n = agent_g.cfg.ncounters;
+	int timed = 0, err;
 	ssize_t r;
 
 	c->n = 0;
@@ -176,28 +218,24 @@ int agent_counters_read(struct agent_thread *t, struct agent_counts *c)
 	if (t->count_lead >= 0 && !counters_read_user(t, c)) {
 		timed = 1;
 	} else if (t->count_lead >= 0) {
-		r = read(t->count_fd[t->count_lead], buf, sizeof(buf));
-		if (r < 0)
-			return -errno;
-		if (r < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] > AGENT_MAX_COUNTERS ||
-		    (size_t)r < (3 + buf[0]) * sizeof(uint64_t))
-			return -EIO;
-		c->enabled = buf[1];
-		c->running = buf[2];
-		timed = 1;
 		for (unsigned i = 0; i < n; i++)
-			if (counters_grouped(&agent_g.cfg.counter[i]) && k < buf[0])
-				c->v[i] = buf[3 + k++];
+			if (t->count_glead[i] == (int)i && (err = counters_read_group(t, (int)i, c)))
+				return err;
+		c->enabled = c->en[t->count_lead];
+		c->running = c->run[t->count_lead];
+		timed = 1;
 	}
 	for (unsigned i = 0; i < n; i++) {
 		if (counters_grouped(&agent_g.cfg.counter[i]))
 			continue;
-		r = read(t->count_fd[i], buf, 3 * sizeof(uint64_t));
+		r = read(t->count_fd[i], buf, sizeof(buf));
 		if (r < 0)
 			return -errno;
-		if (r != 3 * sizeof(uint64_t))
+		if (r != sizeof(buf))
 			return -EIO;
 		c->v[i] = buf[0];
+		c->en[i] = buf[1];
+		c->run[i] = buf[2];
 		if (!timed) {
 			c->enabled = buf[1];
 			c->running = buf[2];

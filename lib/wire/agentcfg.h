@@ -27,7 +27,8 @@ struct agent_event {
 	uint32_t kind;   /* enum mem_kind this event samples; 0 = decide by decoding;
 			  * from AGENT_EV_TOOL up, what the tool's own sampling
 			  * event (run_ops.pmu_sample) means to it */
-	uint32_t pad;
+	uint32_t group;  /* counters: hardware events of one group number form
+			  * one perf group, read together; 0 for the rest */
 };
 
 struct agent_cfg {
