@@ -33,7 +33,10 @@ static void usage(FILE *f)
 static int dispatch(const char *name, int argc, char **argv)
 {
 	const struct tool *t = tools_find(name);
+	int r;
 
+	if (t && t->command && (r = t->command(argc, argv)) >= 0)
+		return r;
 	if (t)
 		return run_tool(t->name, t->run, t->prof, argc, argv);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

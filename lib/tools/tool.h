@@ -37,6 +37,10 @@ struct tool {
 	const struct agent_tool *agent;
 	/* The front end's image only (NULL in the agent's). */
 	const struct run_ops *run;
+	/* A command of the tool's own that runs no program (`cdt membound
+	 * --calibrate`), tried first: cdt's exit status, or -1 when argv is
+	 * a run (then run_tool parses it).  May be NULL. */
+	int (*command)(int argc, char **argv);
 	const struct prof_ops *prof;
 	const struct view *views;   /* NULL-terminated by name */
 	const char *const *report;  /* views of the default text report, in order */
