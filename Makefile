@@ -19,11 +19,12 @@ VERSION := 0.1.0
 # (tests/e2e/mpi.sh), stress-ng loads the machine in stress runs, python3
 # parses JSON and checks that stderr is clean UTF-8 in the tests, uftrace
 # is fvar's peer (every call timed) and g++ builds its C++ workload;
+# likwid (likwid-bench) is membound's peer (its calibration's bandwidths);
 # qemu-system-x86 and busybox-static make the two-node NUMA guest.
 DEB_PKGS := pkg-config libpfm4-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev \
             libzydis-dev libhwloc-dev libcmocka-dev tmux openmpi-bin libopenmpi-dev \
             stress-ng python3 uftrace g++ libnuma-dev \
-            qemu-system-x86 busybox-static
+            qemu-system-x86 busybox-static likwid
 # Libraries without a .pc file in Debian 12 fall back to plain -l flags.
 PKG_LIBS := libelf libdw zlib ncursesw hwloc
 
@@ -207,6 +208,7 @@ fuzz: $(B)/agent_blob.o | $(B)/.deps
 bench: cdt $(WORK_BIN) $(GEN_BIN)
 	@sh tests/bench/run.sh record && echo && sh tests/bench/run.sh comm && echo && sh tests/bench/run.sh fvar
 	@echo && sh tests/bench/run.sh numa
+	@echo && sh tests/bench/run.sh membound
 	@echo && sh tests/bench/tui_open.sh
 	@echo && sh tests/bench/report.sh
 

@@ -11,6 +11,7 @@
 	T(comm)      \
 	T(fvar)      \
 	T(numa)      \
+	T(membound)  \
 	/* end of the list */
 
 #define TOOL_DECLARE(n) extern const struct tool tool_##n;

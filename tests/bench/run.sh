@@ -1,7 +1,7 @@
 #!/bin/sh
 # Overhead benchmark of a cdt tool (make bench runs it for each).
 #
-#   tests/bench/run.sh [record|comm|fvar|numa]      (default record)
+#   tests/bench/run.sh [record|comm|fvar|numa|membound]      (default record)
 #
 # For each workload it runs BENCH_ROUNDS rounds (default 5); each round
 # runs the program plain and under `cdt TOOL -q`, alternating which goes
@@ -17,7 +17,11 @@
 # same plain and against cdt fvar on it.  numa: numa_jacobi with a fixed
 # number of sweeps (4 workers), pagefaulter (4 GB of first touches by 2
 # threads: pages filled, then one byte each) with first touch watched,
-# with --no-faults and in counting mode (--count), then xz, zstd and sort.  What is measured (tests/bench/rusage.c):
+# with --no-faults and in counting mode (--count), then xz, zstd and sort.
+# membound: arrays, stencil and numa_jacobi (fixed work), the soft
+# estimate with and without its probe (--no-probe), then xz, zstd and
+# sort; counting mode needs a hardware PMU, and says so where there is
+# none.  What is measured (tests/bench/rusage.c):
 #
 #   plain s     wall time of the plain program
 #   cdt s       wall time of the whole `cdt record` command: start, the
@@ -63,7 +67,7 @@
 set -u
 
 TOOL=${1:-record}
-case $TOOL in record | comm | fvar | numa) ;; *) echo "usage: run.sh [record|comm|fvar|numa]" >&2; exit 2 ;; esac
+case $TOOL in record | comm | fvar | numa | membound) ;; *) echo "usage: run.sh [record|comm|fvar|numa|membound]" >&2; exit 2 ;; esac
 . "$(dirname "$0")/lib.sh"
 W=$BUILD/workloads
 ROUNDS=${BENCH_ROUNDS:-5}
@@ -209,6 +213,27 @@ if [ "$TOOL" = numa ]; then
 	BENCH_OPTS="$given --count"
 	bench faulter-cnt pagefaulter -t 2 -m 512 -r 8 -1
 	bench jacobi-cnt numa_jacobi -t 4 -N 3000
+	BENCH_OPTS=$given
+	others
+	exit 0
+fi
+
+if [ "$TOOL" = membound ]; then
+	# The calibration first, unmeasured: a run without one makes it.
+	"$CDT" membound -q -o "$tmp/cal.data" true 2>/dev/null
+	if "$CDT" probe --csv 2>/dev/null | grep -q '^hw_pmu,yes'; then
+		echo "counting mode: the runs below count on this PMU"
+	else
+		echo "counting mode: not measured here (no hardware PMU); the runs below are the soft estimate"
+	fi
+	header
+	bench arrays arrays 4
+	bench stencil stencil
+	bench jacobi numa_jacobi -t 4 -N 3000
+	given=${BENCH_OPTS:-} # run_cdt sets opts
+	BENCH_OPTS="$given --no-probe"
+	bench stencil-np stencil
+	bench jacobi-np numa_jacobi -t 4 -N 3000
 	BENCH_OPTS=$given
 	others
 	exit 0

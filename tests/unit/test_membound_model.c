@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cdt membound's model on injected profiles: the soft estimate's verdicts
+ * from samples shaped like each kernel (a compute loop, a stream, a
+ * pointer chase, L2- and L3-sized footprints), the probe's classes
+ * against the calibration in the meta, phases and their boundaries, and
+ * the counters of a pmu host: deltas per interval, the paper's shapes
+ * giving the paper's verdicts, multiplexed counts marked scaled; and the
+ * records' checks as untrusted input.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lib/core/profile.h"
+#include "lib/core/records.h"
+#include "lib/tools/membound/events.h"
+#include "lib/tools/membound/model.h"
+
+#define PID 100
+#define MS 1000000ull
+#define T0 1000000000ull
+#define BUF 0x7f0000000000ull
+#define TSC_HZ 2e9 /* 2 ticks a ns */
+#define FLOOR 40   /* ticks of a probe of an L1 line */
+
+static void meta(struct profile *p, const char *k, const char *v)
+{
+	assert_int_equal(profile_set_meta(p, k, v), 0);
+}
+
+/* A machine of 48 KiB L1, 1 MiB L2, 8 MiB L3; probe medians 0, 4, 20,
+ * 200 ns above the floor; chase latencies 1, 4, 40, 300 ns. */
+static void prof_new(struct profile *p)
+{
+	profile_init(p);
+	p->ops = &membound_prof;
+	meta(p, "tool", "membound");
+	meta(p, "interval_ms", "100");
+	meta(p, "membound_method", "soft estimate");
+	meta(p, "calib_tsc_hz", "2e9");
+	meta(p, "calib_l1_size", "49152");
+	meta(p, "calib_l2_size", "1048576");
+	meta(p, "calib_l3_size", "8388608");
+	meta(p, "calib_l1_probe_ns", "0");
+	meta(p, "calib_l2_probe_ns", "4");
+	meta(p, "calib_l3_probe_ns", "20");
+	meta(p, "calib_dram_probe_ns", "200");
+	meta(p, "calib_l1_lat_ns", "1");
+	meta(p, "calib_l2_lat_ns", "4");
+	meta(p, "calib_l3_lat_ns", "40");
+	meta(p, "calib_dram_lat_ns", "300");
+}
+
+static void add_thread(struct profile *p, uint32_t tid)
+{
+	struct rec_thread r = { .h = { sizeof(r), REC_THREAD, 0 } };
+	struct rec_mb_floor f = { .h = { sizeof(f), REC_MB_FLOOR, 0 } };
+
+	r.pid = f.pid = PID;
+	r.tid = f.tid = tid;
+	r.time = f.time = T0 - 10;
+	f.ticks = FLOOR;
+	strcpy(r.name, "app");
+	assert_int_equal(profile_add(p, &r.h), 0);
+	assert_int_equal(profile_add(p, &f.h), 0);
+}
+
+enum shape {
+	COMPUTE, /* stepped to an L1 line: not at a memory instruction */
+	STREAM,  /* at a load, line near, addresses sweep `bytes` */
+	CHASE,   /* at a chasing load, line `ns` away */
+};
+
+/* n samples of thread tid from time t, 1 ms apart, over `bytes` of BUF;
+ * the probe `ns` above the floor. */
+static void add_samples(struct profile *p, uint32_t tid, uint64_t t, int n, enum shape sh,
+			uint64_t bytes, double ns)
+{
+	for (int i = 0; i < n; i++) {
+		struct rec_sample s = { .h = { sizeof(s), REC_SAMPLE, 0 } };
+
+		s.pid = PID;
+		s.tid = tid;
+		s.time = t + (uint64_t)i * MS;
+		s.ip = 0x401000;
+		/* Spread over the footprint, ends included. */
+		s.addr = BUF + (uint64_t)i * (bytes - 64) / (uint64_t)(n - 1) / 64 * 64;
+		s.size = 8;
+		s.kind = MEM_LOAD;
+		s.flags = SAMPLE_F_ADDR | (sh == COMPUTE ? SAMPLE_F_STEP : 0);
+		s.weight = 1 + FLOOR + (uint64_t)(ns * TSC_HZ / 1e9);
+		if (sh == CHASE)
+			s.weight |= MB_WEIGHT_CHASE;
+		assert_int_equal(profile_add(p, &s.h), 0);
+	}
+}
+
+static const struct mb_model *model_of(struct profile *p)
+{
+	const struct mb_model *m;
+
+	profile_number_tasks(p);
+	m = membound_of(p);
+	assert_non_null(m);
+	return m;
+}
+
+static void expect(const struct mb_tally *t, int verdict, int level)
+{
+	if (t->verdict != verdict || t->level != level)
+		fail_msg("verdict %s at %s, expected %s at %s", mb_verdict_name(t->verdict),
+			 mb_level_name(t->level), mb_verdict_name(verdict), mb_level_name(level));
+}
+
+static void test_kernels(void **state)
+{
+	static const struct {
+		enum shape sh;
+		uint64_t bytes;
+		double ns;
+		int verdict, level;
+	} k[] = {
+		{ COMPUTE, 4096, 0, MB_V_NOT_MEMORY, -1 },
+		{ STREAM, 16 << 10, 0, MB_V_NOT_MEMORY, -1 }, /* L1: never memory bound */
+		{ STREAM, 512 << 10, 2, MB_V_BANDWIDTH, MB_L2 },
+		{ STREAM, 4 << 20, 15, MB_V_BANDWIDTH, MB_L3 },
+		{ STREAM, 256 << 20, 20, MB_V_BANDWIDTH, MB_DRAM },
+		{ CHASE, 512 << 10, 4, MB_V_LATENCY, MB_L2 },
+		{ CHASE, 256 << 20, 250, MB_V_LATENCY, MB_DRAM },
+		/* A chase in a footprint the calibration calls L3 whose lines
+		 * were in DRAM goes by the lines. */
+		{ CHASE, 4 << 20, 250, MB_V_LATENCY, MB_DRAM },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		struct profile p;
+		const struct mb_model *m;
+
+		prof_new(&p);
+		add_thread(&p, 1);
+		add_samples(&p, 1, T0, 100, k[i].sh, k[i].bytes, k[i].ns);
+		m = model_of(&p);
+		assert_int_equal(m->niv, 1);
+		expect(&m->iv[0].t, k[i].verdict, k[i].level);
+		expect(&m->thr[0].t, k[i].verdict, k[i].level);
+		assert_int_equal(m->nph, 1);
+		/* The footprint of 100 evenly spread samples is the span itself. */
+		if (k[i].bytes > 4096)
+			assert_true(m->iv[0].t.footprint >= (double)k[i].bytes &&
+				    m->iv[0].t.footprint <= 1.03 * (double)k[i].bytes);
+		profile_free(&p);
+	}
+}
+
+static void test_probe_classes(void **state)
+{
+	struct profile p;
+	const struct mb_model *m;
+
+	(void)state;
+	prof_new(&p);
+	add_thread(&p, 1);
+	add_samples(&p, 1, T0, 30, STREAM, 1 << 20, 0);      /* near */
+	add_samples(&p, 1, T0 + 30 * MS, 30, STREAM, 1 << 20, 15);  /* L3 */
+	add_samples(&p, 1, T0 + 60 * MS, 30, STREAM, 1 << 20, 150); /* DRAM */
+	/* Probes past 20 DRAM latencies are faults, left out. */
+	add_samples(&p, 1, T0 + 90 * MS, 5, STREAM, 1 << 20, 20 * 300 + 1);
+	m = model_of(&p);
+	assert_int_equal(m->all.where[MB_W_NEAR], 30);
+	assert_int_equal(m->all.where[MB_W_L3], 30);
+	assert_int_equal(m->all.where[MB_W_DRAM], 30);
+	assert_int_equal(m->all.faulted, 5);
+	assert_int_equal(m->all.probed, 90);
+	profile_free(&p);
+}
+
+/* Compute for 500 ms, then a DRAM stream for 500 ms: two phases, the
+ * boundary at 500 ms; a lone odd interval inside a phase is absorbed. */
+static void test_phases(void **state)
+{
+	struct profile p;
+	const struct mb_model *m;
+
+	(void)state;
+	prof_new(&p);
+	add_thread(&p, 1);
+	add_samples(&p, 1, T0, 200, COMPUTE, 4096, 0);
+	add_samples(&p, 1, T0 + 200 * MS, 100, STREAM, 256 << 20, 20); /* a blip */
+	add_samples(&p, 1, T0 + 300 * MS, 200, COMPUTE, 4096, 0);
+	add_samples(&p, 1, T0 + 500 * MS, 500, STREAM, 256 << 20, 20);
+	m = model_of(&p);
+	assert_int_equal(m->niv, 10);
+	assert_int_equal(m->nph, 2);
+	expect(&m->ph[0].t, MB_V_NOT_MEMORY, -1);
+	expect(&m->ph[1].t, MB_V_BANDWIDTH, MB_DRAM);
+	assert_int_equal(m->ph[1].first, 5);
+	assert_int_equal(m->ph[1].start, 500 * MS);
+	profile_free(&p);
+}
+
+/* Too few samples to say: unknown, and it joins the phase before it. */
+static void test_sparse(void **state)
+{
+	struct profile p;
+	const struct mb_model *m;
+
+	(void)state;
+	prof_new(&p);
+	add_thread(&p, 1);
+	add_samples(&p, 1, T0, 100, STREAM, 256 << 20, 20);
+	add_samples(&p, 1, T0 + 150 * MS, 3, COMPUTE, 4096, 0);
+	m = model_of(&p);
+	assert_int_equal(m->niv, 2);
+	assert_int_equal(m->iv[1].t.verdict, MB_V_UNKNOWN);
+	assert_int_equal(m->nph, 1);
+	profile_free(&p);
+}
+
+/* Without a calibration nothing is probed into classes, and no L1/L2/L3
+ * size is known: footprints are DRAM-sized, the verdict says so. */
+static void test_no_calibration(void **state)
+{
+	struct profile p;
+	const struct mb_model *m;
+
+	(void)state;
+	profile_init(&p);
+	p.ops = &membound_prof;
+	meta(&p, "interval_ms", "100");
+	add_thread(&p, 1);
+	add_samples(&p, 1, T0, 50, STREAM, 1 << 20, 20);
+	m = model_of(&p);
+	assert_false(m->cal.have);
+	assert_int_equal(m->all.probed, 0);
+	profile_free(&p);
+}
+
+/* ---- a pmu host: Haswell-EP's counters ---- */
+
+static void add_counts(struct profile *p, uint32_t tid, uint64_t time, const uint64_t *v,
+		       int n, uint64_t en, uint64_t run)
+{
+	struct rec_mb_counts r = { .h = { sizeof(r), REC_MB_COUNTS, 0 } };
+
+	r.pid = PID;
+	r.tid = tid;
+	r.time = time;
+	r.n = (uint32_t)n;
+	for (int k = 0; k < n; k++) {
+		r.v[k] = v[k];
+		r.enabled[k] = en;
+		r.running[k] = run;
+	}
+	assert_int_equal(profile_add(p, &r.h), 0);
+}
+
+/* The counters of hsw_ep's stall group, in mb_events_groups' order. */
+static int stall_group(const char **names, int max)
+{
+	const struct mb_event_row *row = mb_events_row("hsw_ep");
+	struct mb_group g[8];
+	int ng;
+
+	assert_non_null(row);
+	ng = mb_events_groups(row, 5, g, 8);
+	assert_true(ng >= 1);
+	assert_true((int)g[0].n <= max);
+	for (unsigned k = 0; k < g[0].n; k++)
+		names[k] = g[0].ev[k];
+	return (int)g[0].n;
+}
+
+static void test_counters(void **state)
+{
+	const struct mb_event_row *row = mb_events_row("hsw_ep");
+	const char *names[MEMBOUND_MAX_COUNTERS];
+	char list[1024] = "";
+	int n = stall_group(names, MEMBOUND_MAX_COUNTERS), r;
+	uint64_t v[MEMBOUND_MAX_COUNTERS] = { 0 }, cum[MEMBOUND_MAX_COUNTERS] = { 0 };
+	struct profile p;
+	const struct mb_model *m;
+
+	(void)state;
+	for (int k = 0; k < n; k++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", k ? "," : "",
+			 names[k]);
+	prof_new(&p);
+	meta(&p, "membound_method", "counters");
+	meta(&p, "membound_pmu", "hsw_ep");
+	meta(&p, "membound_events", list);
+	add_thread(&p, 1);
+	add_samples(&p, 1, T0, 10, STREAM, 1 << 20, 0);
+	/* Interval 0, a bandwidth benchmark's shape (Figure 9): no uop
+	 * executes in 80% of the cycles, load stalls 80%, fill buffers full
+	 * 70%.  Interval 1, a latency benchmark's (Figure 7): stalls 90%,
+	 * buffers never full.  Interval 2: compute, stalls 5%. */
+	for (int iv = 0; iv < 3; iv++) {
+		static const double shape[3][4] = { /* no_exec, load, fb, sq */
+			{ 0.8, 0.8, 0.7, 0.6 }, { 0.9, 0.9, 0.0, 0.0 }, { 0.05, 0.05, 0, 0 } };
+		const double cycles = 2.5e8;
+
+		for (int k = 0; k < n; k++) {
+			double x = 0;
+
+			for (r = 0; r < MB_NROLES; r++)
+				if (row->role[r].ev[0] && !strcmp(row->role[r].ev[0], names[k]))
+					break;
+			switch (r) {
+			case MB_R_CYCLES: x = cycles; break;
+			case MB_R_ACTIVE: x = cycles * (1 - shape[iv][0]); break;
+			case MB_R_NO_EXECUTE: x = cycles * shape[iv][0]; break;
+			case MB_R_STALLS_LOAD: x = cycles * shape[iv][1]; break;
+			case MB_R_BW_FB_FULL: x = cycles * shape[iv][2]; break;
+			case MB_R_BW_SQ_FULL: x = cycles * shape[iv][3]; break;
+			default: x = 0;
+			}
+			v[k] = (uint64_t)x;
+			cum[k] += v[k];
+		}
+		/* Interval 1 multiplexed: half its time on the PMU. */
+		add_counts(&p, 1, T0 + (uint64_t)(iv + 1) * 100 * MS - 1, cum, n,
+			   (uint64_t)(iv + 1) * 100 * MS, (uint64_t)(iv + 1) * 100 * MS -
+			   (iv >= 1 ? 50 * MS : 0));
+	}
+	m = model_of(&p);
+	assert_true(m->pmu);
+	assert_int_equal(m->niv, 3);
+	expect(&m->iv[0].t, MB_V_BANDWIDTH, m->iv[0].t.level);
+	assert_true(m->iv[0].t.mem_bound > 0.79 && m->iv[0].t.mem_bound < 0.81);
+	assert_int_equal(m->iv[0].t.scaled, 0);
+	expect(&m->iv[1].t, MB_V_LATENCY, m->iv[1].t.level);
+	assert_int_equal(m->iv[1].t.scaled, 1);
+	expect(&m->iv[2].t, MB_V_NOT_MEMORY, -1);
+	assert_int_equal(m->nph, 3);
+	profile_free(&p);
+}
+
+static const struct rec_desc *desc_of(uint16_t type)
+{
+	for (size_t i = 0; i < membound_prof.ntypes; i++)
+		if (membound_prof.types[i].type == type)
+			return &membound_prof.types[i];
+	return NULL;
+}
+
+static void test_records(void **state)
+{
+	const struct rec_desc *d = desc_of(REC_MB_COUNTS);
+	struct rec_mb_counts r = { .h = { sizeof(r), REC_MB_COUNTS, 0 } };
+	char why[160];
+
+	(void)state;
+	assert_non_null(d);
+	assert_non_null(desc_of(REC_MB_FLOOR));
+	r.n = 2;
+	r.enabled[0] = r.running[0] = 10;
+	r.enabled[1] = 10;
+	r.running[1] = 5;
+	assert_int_equal(d->check(&r.h, why, sizeof(why)), 0);
+	r.running[1] = 11; /* running longer than enabled: not the kernel's */
+	assert_int_equal(d->check(&r.h, why, sizeof(why)), -EBADMSG);
+	r.running[1] = 5;
+	r.n = MEMBOUND_MAX_COUNTERS + 1;
+	assert_int_equal(d->check(&r.h, why, sizeof(why)), -EBADMSG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kernels),
+		cmocka_unit_test(test_probe_classes),
+		cmocka_unit_test(test_phases),
+		cmocka_unit_test(test_sparse),
+		cmocka_unit_test(test_no_calibration),
+		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_records),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
