@@ -137,6 +137,10 @@ struct agent_tool {
 };
 #define AGENT_TOOL_FUNCS 0x1     /* keep the table of functions (functab_find) */
 #define AGENT_TOOL_RAW_TRAPS 0x2 /* traps are not decoded (rec_trap has no access) */
+/* Soft samples that found no memory access within the step budget reach
+ * the sample hook too, flagged SAMPLE_F_NOMEM, with the interrupted IP:
+ * for a tool to which time away from memory is an answer. */
+#define AGENT_TOOL_NOMEM 0x4
 enum agent_jump {
 	AGENT_JUMP_LONGJMP = 1, /* longjmp, siglongjmp, _longjmp, __longjmp_chk */
 	AGENT_JUMP_THROW,       /* _Unwind_RaiseException: a C++ exception */

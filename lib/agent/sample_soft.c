@@ -34,6 +34,8 @@ static __thread int soft_steps_left __attribute__((tls_model("initial-exec")));
 static __thread uint64_t soft_t0 __attribute__((tls_model("initial-exec")));
 /* The CPU clock when a timed sample's walk began, 0 if it is not timed. */
 static __thread uint64_t soft_cpu0 __attribute__((tls_model("initial-exec")));
+/* The interrupted IP of the sample being walked. */
+static __thread uint64_t soft_ip0 __attribute__((tls_model("initial-exec")));
 
 int soft_stepping(void)
 {
@@ -58,12 +60,33 @@ static void soft_emit(struct agent_thread *t, const struct insn_access *acc,
 	s.source = SRC_SOFT;
 	s.flags = (uint8_t)((acc->flags & ACC_F_ADDR ? SAMPLE_F_ADDR : 0) |
 			    (acc->flags & ACC_F_STACK ? SAMPLE_F_STACK : 0) |
-			    (stepped ? SAMPLE_F_STEP : 0));
+			    (stepped ? SAMPLE_F_STEP : 0) |
+			    (stepped || acc->ip != soft_ip0 ? SAMPLE_F_AHEAD : 0));
 	t->st.mem_samples++;
 	if (acc->flags & ACC_F_ADDR)
 		objects_on_sample(acc->addr);
 	if (agent_g.tool->sample)
 		agent_g.tool->sample(t, &s);
+}
+
+/* A sample that found no memory access, to a tool that asks for them. */
+static void soft_emit_nomem(struct agent_thread *t, uint64_t time)
+{
+	struct rec_sample s = { 0 };
+
+	t->st.nomem++;
+	if (!(agent_g.tool->flags & AGENT_TOOL_NOMEM) || !agent_g.tool->sample)
+		return;
+	s.h.size = sizeof(s);
+	s.h.type = REC_SAMPLE;
+	s.pid = (uint32_t)agent_g.pid;
+	s.tid = (uint32_t)t->tid;
+	s.time = time;
+	s.ip = soft_ip0;
+	s.cpu = (uint32_t)sched_getcpu();
+	s.source = SRC_SOFT;
+	s.flags = SAMPLE_F_NOMEM;
+	agent_g.tool->sample(t, &s);
 }
 
 /* The page of the interrupted IP is mapped; other code the walk reaches
@@ -137,6 +160,7 @@ void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0, uint64_
 	if (soft_stepping())
 		soft_stop_stepping(t, uc);
 	soft_cpu0 = cpu0;
+	soft_ip0 = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	r = soft_try(t, uc, t0, 0);
 	if (r == 0 && agent_g.cfg.max_steps) {
 		/* Not a memory access: step to the next instruction. */
@@ -146,7 +170,7 @@ void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0, uint64_
 	} else if (r < 0) {
 		t->st.decode_fail++;
 	} else if (r != 1) {
-		t->st.nomem++;
+		soft_emit_nomem(t, t0);
 	}
 	if (!soft_stepping())
 		soft_walk_end(t);
@@ -179,10 +203,10 @@ void soft_on_step(struct agent_thread *t, ucontext_t *uc)
 		if (r < 0)
 			t->st.decode_fail++;
 		else if (r == SOFT_KERNEL)
-			t->st.nomem++;
+			soft_emit_nomem(t, soft_t0);
 		soft_stop_stepping(t, uc);
 	} else if (--soft_steps_left == 0) {
-		t->st.nomem++;
+		soft_emit_nomem(t, soft_t0);
 		soft_stop_stepping(t, uc);
 	}
 	t->st.handler_ns += agent_now() - now;

@@ -94,7 +94,10 @@ enum sample_source {
 #define SAMPLE_F_ADDR   0x01 /* addr/size are valid */
 #define SAMPLE_F_STEP   0x02 /* soft: found by single-stepping past the timer IP */
 #define SAMPLE_F_STACK  0x04 /* implicit stack operand (push, pop, call, ret) */
-#define SAMPLE_F_NOMEM  0x08 /* soft: no memory instruction within the step budget */
+#define SAMPLE_F_NOMEM  0x08 /* soft: no memory instruction within the step budget
+			      * (sent only to a tool with AGENT_TOOL_NOMEM; no ADDR) */
+#define SAMPLE_F_AHEAD  0x10 /* soft: the access is past the interrupted instruction
+			      * (walked or stepped to), not that instruction's own */
 
 struct rec_sample {
 	struct rec_hdr h;

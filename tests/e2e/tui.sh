@@ -15,6 +15,7 @@
 #     elsewhere only its sampled functions are checked);
 #   - a numa profile shows its thread x memory node heatmap, accesses and
 #     shares;
+#   - a membound profile opens on its verdicts, then its timeline;
 #   - without a terminal on stdout, --tui exits 125 with a message.
 set -u
 
@@ -24,7 +25,7 @@ if ! command -v tmux >/dev/null 2>&1; then
 	echo "skip: tmux is not installed (apt-get install tmux)"
 	exit 77
 fi
-need_workloads comm_p2p arrays fvar_shapes numa_jacobi
+need_workloads comm_p2p arrays fvar_shapes numa_jacobi membound_kernels
 
 data=$tmp/p2p.data
 "$CDT" comm -q -o "$data" "$W/comm_p2p" -t 1 >"$tmp/out" 2>"$tmp/err" ||
@@ -383,6 +384,19 @@ wait_for "Share of each thread's accesses" "numa profile: the share"
 wait_for '^ *2 [^|]*\|@@' "numa profile: worker 2's row at 100%"
 keys q
 wait_end "numa profile q" 0
+
+# --- a membound profile: the verdicts, the timeline ------------------------
+XDG_CACHE_HOME=$tmp/cache "$CDT" membound -q -o "$tmp/mb.data" "$W/membound_kernels" phases \
+	-s 134217728 -d 1 >"$tmp/out" 2>"$tmp/err" || fail "cdt membound failed: $(cat "$tmp/err")"
+data=$tmp/mb.data
+start_tui NO_COLOR=1 TERM=xterm-256color
+wait_for '1:Verdicts +2:Timeline +3:membound-verdicts' "membound profile: screens"
+wait_for 'not memory bound' "membound profile: the compute phase's verdict"
+keys 2
+wait_for '^ *memory +\|' "membound profile: the timeline's memory sparkline"
+wait_for '^ *verdict +\|[^|]*B' "membound profile: a DRAM stream's letter in the timeline"
+keys q
+wait_end "membound profile q" 0
 
 # --- no terminal -----------------------------------------------------------
 "$CDT" report --tui -i "$data" >"$tmp/out" 2>"$tmp/err" </dev/null

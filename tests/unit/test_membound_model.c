@@ -74,7 +74,7 @@ static void add_thread(struct profile *p, uint32_t tid)
 }
 
 enum shape {
-	COMPUTE, /* stepped to an L1 line: not at a memory instruction */
+	COMPUTE, /* walked to an L1 line: not at a memory instruction */
 	STREAM,  /* at a load, line near, addresses sweep `bytes` */
 	CHASE,   /* at a chasing load, line `ns` away */
 };
@@ -95,7 +95,7 @@ static void add_samples(struct profile *p, uint32_t tid, uint64_t t, int n, enum
 		s.addr = BUF + (uint64_t)i * (bytes - 64) / (uint64_t)(n - 1) / 64 * 64;
 		s.size = 8;
 		s.kind = MEM_LOAD;
-		s.flags = SAMPLE_F_ADDR | (sh == COMPUTE ? SAMPLE_F_STEP : 0);
+		s.flags = SAMPLE_F_ADDR | (sh == COMPUTE ? SAMPLE_F_AHEAD : 0);
 		s.weight = 1 + FLOOR + (uint64_t)(ns * TSC_HZ / 1e9);
 		if (sh == CHASE)
 			s.weight |= MB_WEIGHT_CHASE;

@@ -152,4 +152,6 @@ const struct agent_tool membound_agent = {
 	.thread_start = mb_thread_start,
 	.sample = mb_sample,
 	.counters = mb_counters,
+	/* Time away from memory is half the answer. */
+	.flags = AGENT_TOOL_NOMEM,
 };

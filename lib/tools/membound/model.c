@@ -2,11 +2,14 @@
 /*
  * cdt membound's model (model.h).  The soft estimate, per interval:
  *
- *  - memory share: of the samples, those whose interrupted instruction
- *    itself accesses memory.  Timer samples are time-weighted, so this is
- *    the share of time at memory instructions: near 1 in a streaming
- *    loop, small in a compute loop.  Stack operands (push, call) are left
- *    out: they hit L1.
+ *  - memory share: of the samples (those that found no memory access
+ *    within the step budget included), those whose interrupted
+ *    instruction itself accesses memory (not one walked or stepped to).
+ *    Timer samples are time-weighted, so this is the share of time at
+ *    memory instructions: near 1 in a streaming loop, small in a compute
+ *    loop.  Stack operands (push, call) are left out: they hit L1.  A
+ *    pointer chase counts wherever the sample fell: it skids past the load
+ *    that waited (DESIGN.md) and walks to the next link.
  *  - where: each probed sample's line, by the probe's time against the
  *    calibrated probe times of the levels: L1/L2, L3 or DRAM.  The share
  *    at L3 or DRAM is the share of time a thread was about to wait on a
@@ -209,8 +212,9 @@ static struct mb_interval *mb_interval_get(struct mb_build *b, uint32_t k)
 	return &m->iv[k];
 }
 
+/* Addresses lo..hi, n samples, into the span of (k, thread, key). */
 static int mb_span_add(struct mb_build *b, uint32_t k, uint32_t thread, uint64_t key,
-		       uint64_t addr, uint64_t size)
+		       uint64_t lo, uint64_t hi, uint64_t n, uint64_t size)
 {
 	uint64_t hv = hash_mix(hash_mix(hash_u64(k), thread), key);
 	struct mb_span *s;
@@ -219,17 +223,17 @@ static int mb_span_add(struct mb_build *b, uint32_t k, uint32_t thread, uint64_t
 	for (size_t c = 0; (i = hash_walk(&b->sp_ix, hv, &c)) != HASH_NONE;) {
 		s = &b->sp[i];
 		if (s->k == k && s->thread == thread && s->key == key) {
-			s->lo = addr < s->lo ? addr : s->lo;
-			s->hi = addr > s->hi ? addr : s->hi;
-			s->n++;
+			s->lo = lo < s->lo ? lo : s->lo;
+			s->hi = hi > s->hi ? hi : s->hi;
+			s->n += n;
 			return 0;
 		}
 	}
 	if (array_grow(&b->sp, &b->spcap, b->nsp, sizeof(*b->sp)) ||
 	    hash_add(&b->sp_ix, hv, b->nsp))
 		return -ENOMEM;
-	b->sp[b->nsp++] = (struct mb_span){ .k = k, .thread = thread, .key = key, .lo = addr,
-					    .hi = addr, .n = 1, .size = size };
+	b->sp[b->nsp++] = (struct mb_span){ .k = k, .thread = thread, .key = key, .lo = lo,
+					    .hi = hi, .n = n, .size = size };
 	return 0;
 }
 
@@ -281,10 +285,12 @@ static int mb_samples(struct mb_build *b)
 			return -ENOMEM;
 		b->thread_of[i] = th;
 		b->iv_of[i] = k;
-		if ((s->flags & SAMPLE_F_ADDR) && !(s->flags & (SAMPLE_F_STEP | SAMPLE_F_STACK))) {
+		/* A chase's sample skids past the load that waited and walks
+		 * to the next link: its time is the load's all the same. */
+		x.chase = (s->flags & SAMPLE_F_ADDR) && (s->weight & MB_WEIGHT_CHASE);
+		if (x.chase || ((s->flags & SAMPLE_F_ADDR) &&
+				!(s->flags & (SAMPLE_F_AHEAD | SAMPLE_F_STACK))))
 			x.mem = 1;
-			x.chase = !!(s->weight & MB_WEIGHT_CHASE);
-		}
 		probe = s->weight & ~MB_WEIGHT_CHASE;
 		if (probe != MB_WEIGHT_NONE && tick_ns > 0 && m->cal.have) {
 			uint64_t ticks = probe - 1, fl = b->floor[th];
@@ -310,26 +316,58 @@ static int mb_samples(struct mb_build *b)
 				key = ob.id << 1;
 				size = ob.size;
 			}
-			if ((err = mb_span_add(b, k, th, key, s->addr & ~63ull, size)))
+			if ((err = mb_span_add(b, k, th, key, s->addr & ~63ull, s->addr & ~63ull, 1,
+					       size)))
 				return err;
 		}
 	}
 	return 0;
 }
 
-/* Footprints: per thread and interval the sum of its spans; the
- * interval's level question is asked per thread (L1, L2 are private), so
- * the interval keeps the largest thread's footprint for L1/L2 and the sum
- * for L3. */
+/*
+ * Footprints: per thread and interval the sum of the spans of the objects
+ * it touched in the intervals from MB_FP_WINDOW before to MB_FP_WINDOW
+ * after, each object's span taken over that window.  An interval's own
+ * samples are few (20 at 200 Hz), and a loop whose pass is short against
+ * the sampling period can alias with it: for a while its samples then
+ * fall on a few addresses, or all on the loop's bookkeeping (seen here: a
+ * 512 KiB read loop whose intervals spanned 330 bytes to 512 KiB); the
+ * phase drifts from one interval to the next, and five together see the
+ * loop whole.  At a switch the window lends one kernel's footprint to
+ * the other's intervals, which matters only where the memory share or
+ * chases make it.  The interval's level question is asked per thread (L1
+ * and L2 are private), so it keeps the largest thread's footprint for
+ * L1/L2 and the sum for L3.
+ */
+#define MB_FP_WINDOW 2
+
 static int mb_footprints(struct mb_build *b)
 {
 	struct mb_model *m = b->m;
 	double *per = calloc(m->niv * (m->nthr ? m->nthr : 1), sizeof(double));
+	struct mb_build w = { .m = m };
+	size_t n = b->nsp;
+	int err = 0;
 
 	if (!per)
 		return -ENOMEM;
-	for (size_t i = 0; i < b->nsp; i++)
-		per[(size_t)b->sp[i].k * m->nthr + b->sp[i].thread] += mb_span_bytes(&b->sp[i]);
+	/* Each span into the windows of the intervals around it. */
+	for (size_t i = 0; i < n && !err; i++)
+		for (int d = -MB_FP_WINDOW; d <= MB_FP_WINDOW && !err; d++) {
+			const struct mb_span *x = &b->sp[i];
+			int64_t k = (int64_t)x->k + d;
+
+			if (k < 0 || (size_t)k >= m->niv)
+				continue;
+			err = mb_span_add(&w, (uint32_t)k, x->thread, x->key, x->lo, x->hi, x->n,
+					  x->size);
+		}
+	for (size_t i = 0; i < w.nsp && !err; i++)
+		per[(size_t)w.sp[i].k * m->nthr + w.sp[i].thread] += mb_span_bytes(&w.sp[i]);
+	if (err) {
+		free(per);
+		goto out;
+	}
 	for (size_t k = 0; k < m->niv; k++) {
 		double most = 0, sum = 0;
 
@@ -346,7 +384,10 @@ static int mb_footprints(struct mb_build *b)
 				       mb_level_of(&m->cal, sum) <= MB_L3 ? most : sum;
 	}
 	free(per);
-	return 0;
+out:
+	free(w.sp);
+	hash_free(&w.sp_ix);
+	return err;
 }
 
 static int mb_floors(struct mb_build *b)
@@ -522,6 +563,13 @@ static void mb_pmu_sum(const struct mb_build *b, uint32_t first, uint32_t last,
 		}
 }
 
+static int dbl_cmp(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
 /* Phases: runs of intervals with one verdict and level.  A lone interval
  * between two alike is taken as theirs (a boundary interval is mixed);
  * unknown intervals (too few samples) join the phase before them. */
@@ -530,9 +578,13 @@ static int mb_phases(struct mb_build *b)
 	struct mb_model *m = b->m;
 	size_t cap = 0;
 	int *v = calloc(m->niv ? m->niv : 1, sizeof(int));
+	double *fp = calloc(m->niv ? m->niv : 1, sizeof(double));
 
-	if (!v)
+	if (!v || !fp) {
+		free(v);
+		free(fp);
 		return -ENOMEM;
+	}
 	for (size_t k = 0; k < m->niv; k++)
 		v[k] = m->iv[k].t.verdict * 16 + (m->iv[k].t.level + 1);
 	for (size_t k = 1; k + 1 < m->niv; k++)
@@ -549,6 +601,7 @@ static int mb_phases(struct mb_build *b)
 		}
 		if (array_grow(&m->ph, &cap, m->nph, sizeof(*m->ph))) {
 			free(v);
+			free(fp);
 			return -ENOMEM;
 		}
 		ph = &m->ph[m->nph++];
@@ -557,15 +610,18 @@ static int mb_phases(struct mb_build *b)
 		ph->end = m->iv[k].end;
 	}
 	/* The phase's tally: its intervals' samples, classified afresh; the
-	 * footprint is its intervals' largest. */
+	 * footprint is its intervals' median (the windows of its edge
+	 * intervals see the next phase's data). */
 	for (size_t i = 0; i < m->nph; i++) {
 		struct mb_phase *ph = &m->ph[i];
+		size_t n = 0;
 
 		for (uint32_t k = ph->first; k <= ph->last; k++) {
 			mb_tally_add(&ph->t, &m->iv[k].t);
-			if (m->iv[k].t.footprint > ph->t.footprint)
-				ph->t.footprint = m->iv[k].t.footprint;
+			fp[n++] = m->iv[k].t.footprint;
 		}
+		qsort(fp, n, sizeof(*fp), dbl_cmp);
+		ph->t.footprint = fp[n / 2];
 		if (m->pmu && b->ncnt && b->row) {
 			struct mb_count acc[MEMBOUND_MAX_COUNTERS];
 
@@ -576,6 +632,7 @@ static int mb_phases(struct mb_build *b)
 		}
 	}
 	free(v);
+	free(fp);
 	return 0;
 }
 

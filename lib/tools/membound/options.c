@@ -22,13 +22,15 @@
 #define MB_DEFAULT_INTERVAL_MS 100
 /*
  * The soft source's default rate.  A verdict rests on shares of an
- * interval's samples: at 500 Hz a 100 ms interval of one thread has 50,
- * which puts a share of 50% within +-14 points (two standard errors) and
- * keeps the thresholds (25%, 50%) apart from the kernels' shares (near 0
- * or near 100%).  A sample costs some 20 us of CPU here, so 500 Hz is
- * about 1% of a thread's time (tests/bench/run.sh membound).
+ * interval's samples: at 200 Hz a 100 ms interval of one thread has 20,
+ * which puts a share of 50% within +-22 points (two standard errors);
+ * the thresholds (25%, 50%, 70%) sit far from what the kernels show (near
+ * 0 or near 100%), and a phase pools its intervals.  500 Hz cost zstd
+ * 1.12x and stencil 1.07x on this project's VM, 200 Hz about 1.03x
+ * (tests/bench/run.sh membound); a sample costs 80-700 us of CPU all told
+ * there, 12-26 us of it in the handler.
  */
-#define MB_SOFT_HZ 500
+#define MB_SOFT_HZ 200
 
 static struct {
 	const char *interval;

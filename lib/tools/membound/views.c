@@ -131,13 +131,36 @@ static int view_summary(const struct profile *p, const struct view_opts *o, stru
 	return err ? -ENOMEM : 0;
 }
 
+/* The cells every row of a tally has, from verdict to scaled (the
+ * counter metrics empty under the soft estimate). */
+static int tally_cells(struct table *t, const struct mb_model *m, const struct mb_tally *x)
+{
+	const double pmu[5] = { x->active, x->productive, x->mem_bound, x->bw_bound,
+				x->lat_bound };
+	int err = table_cell(t, "%s", mb_verdict_name(x->verdict)) ||
+		  table_cell(t, "%s", level_col(x)) ||
+		  table_cell(t, "%" PRIu64, x->samples) ||
+		  table_cell(t, "%.3f", share(x->mem, x->samples)) ||
+		  table_cell(t, "%" PRIu64, x->probed) ||
+		  table_cell(t, "%.3f", share(x->where[MB_W_NEAR], x->probed)) ||
+		  table_cell(t, "%.3f", share(x->where[MB_W_L3], x->probed)) ||
+		  table_cell(t, "%.3f", share(x->where[MB_W_DRAM], x->probed)) ||
+		  table_cell(t, "%.0f", x->footprint);
+
+	for (int k = 0; k < 5 && !err; k++)
+		err = m->pmu && pmu[k] >= 0 ? table_cell(t, "%.3f", pmu[k]) : table_cell(t, "%s", "");
+	return err || table_cell(t, "%d", x->scaled);
+}
+
+#define TALLY_COLS "verdict", "level", "samples:r", "mem_share:r", "probed:r", "near_share:r", \
+		   "l3_share:r", "dram_share:r", "footprint_bytes:r", "active:r", \
+		   "productive:r", "memory_bound:r", "bandwidth_bound:r", "latency_bound:r", \
+		   "scaled:r"
+
 static int view_intervals(const struct profile *p, const struct view_opts *o, struct table *t)
 {
-	static const char *const cols[] = {
-		"interval:r", "start_s:r", "end_s:r", "samples:r", "mem_share:r", "probed:r",
-		"near_share:r", "l3_share:r", "dram_share:r", "footprint_bytes:r", "verdict",
-		"level", "active:r", "productive:r", "memory_bound:r", "bandwidth_bound:r",
-		"latency_bound:r", "scaled:r", NULL };
+	static const char *const cols[] = { "interval:r", "start_s:r", "end_s:r", TALLY_COLS,
+					    NULL };
 	const struct mb_model *m = membound_of(p);
 	int err = 0;
 
@@ -145,36 +168,15 @@ static int view_intervals(const struct profile *p, const struct view_opts *o, st
 		return -ENOMEM;
 	table_init(t, "Intervals: where the time went", cols);
 	for (size_t k = 0; k < m->niv && !err; k++) {
-		const struct mb_tally *x = &m->iv[k].t;
-		char c[5][16];
-
 		if (o->top && k >= o->top) {
 			t->hidden = m->niv - k;
 			break;
 		}
-		/* Counter metrics: empty under the soft estimate. */
-		snprintf(c[0], sizeof(c[0]), m->pmu ? "%.3f" : "", x->active);
-		snprintf(c[1], sizeof(c[1]), m->pmu ? "%.3f" : "", x->productive);
-		snprintf(c[2], sizeof(c[2]), m->pmu ? "%.3f" : "", x->mem_bound);
-		snprintf(c[3], sizeof(c[3]), m->pmu ? "%.3f" : "", x->bw_bound);
-		snprintf(c[4], sizeof(c[4]), m->pmu ? "%.3f" : "", x->lat_bound);
 		err = table_row(t) ||
 		      table_cell(t, "%zu", k) ||
 		      table_cell(t, "%.3f", (double)m->iv[k].start / 1e9) ||
 		      table_cell(t, "%.3f", (double)m->iv[k].end / 1e9) ||
-		      table_cell(t, "%" PRIu64, x->samples) ||
-		      table_cell(t, "%.3f", share(x->mem, x->samples)) ||
-		      table_cell(t, "%" PRIu64, x->probed) ||
-		      table_cell(t, "%.3f", share(x->where[MB_W_NEAR], x->probed)) ||
-		      table_cell(t, "%.3f", share(x->where[MB_W_L3], x->probed)) ||
-		      table_cell(t, "%.3f", share(x->where[MB_W_DRAM], x->probed)) ||
-		      table_cell(t, "%.0f", x->footprint) ||
-		      table_cell(t, "%s", mb_verdict_name(x->verdict)) ||
-		      table_cell(t, "%s", level_col(x)) ||
-		      table_cell(t, "%s", c[0]) || table_cell(t, "%s", c[1]) ||
-		      table_cell(t, "%s", c[2]) || table_cell(t, "%s", c[3]) ||
-		      table_cell(t, "%s", c[4]) ||
-		      table_cell(t, "%d", x->scaled);
+		      tally_cells(t, m, &m->iv[k].t);
 	}
 	return err ? -ENOMEM : 0;
 }
@@ -182,9 +184,7 @@ static int view_intervals(const struct profile *p, const struct view_opts *o, st
 static int view_threads(const struct profile *p, const struct view_opts *o, struct table *t)
 {
 	const char *cols[] = { view_thread_col(p, "thread:r", "thread"), "pid:r", "tid:r", "name",
-			       "samples:r", "mem_share:r", "probed:r", "near_share:r",
-			       "l3_share:r", "dram_share:r", "footprint_bytes:r", "verdict",
-			       "level", NULL };
+			       TALLY_COLS, NULL };
 	const struct mb_model *m = membound_of(p);
 	int err = 0;
 
@@ -192,7 +192,6 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 		return -ENOMEM;
 	table_init(t, "Threads", cols);
 	for (size_t i = 0; i < m->nthr && !err; i++) {
-		const struct mb_tally *x = &m->thr[i].t;
 		char lab[32];
 
 		if (o->top && i >= o->top) {
@@ -204,15 +203,7 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 		      table_cell(t, "%u", profile_os_pid(p, m->thr[i].pid)) ||
 		      table_cell(t, "%u", m->thr[i].tid) ||
 		      table_cell(t, "%.16s", p->tasks[i].name) ||
-		      table_cell(t, "%" PRIu64, x->samples) ||
-		      table_cell(t, "%.3f", share(x->mem, x->samples)) ||
-		      table_cell(t, "%" PRIu64, x->probed) ||
-		      table_cell(t, "%.3f", share(x->where[MB_W_NEAR], x->probed)) ||
-		      table_cell(t, "%.3f", share(x->where[MB_W_L3], x->probed)) ||
-		      table_cell(t, "%.3f", share(x->where[MB_W_DRAM], x->probed)) ||
-		      table_cell(t, "%.0f", x->footprint) ||
-		      table_cell(t, "%s", mb_verdict_name(x->verdict)) ||
-		      table_cell(t, "%s", level_col(x));
+		      tally_cells(t, m, &m->thr[i].t);
 	}
 	return err ? -ENOMEM : 0;
 }
@@ -385,8 +376,8 @@ static int text_timeline(const struct profile *p, const struct view_opts *o, FIL
 		line[cols] = 0;
 		fprintf(f, "%-12s |%s|\n", rows[r], line);
 	}
-	fprintf(f, "%-12s  B bandwidth bound at DRAM, 1/2/3 at L1/L2/L3, L latency bound at "
-		"DRAM, l at L3, . not memory bound, ? too few samples\n", "");
+	fprintf(f, "%-12s  B bandwidth bound at DRAM, 1/2/3 at L1/L2/L3, L latency bound\n"
+		"%-12s  at DRAM, l elsewhere, . not memory bound, ? too few samples\n", "", "");
 	free(line);
 	return ferror(f) ? -EIO : 0;
 }
