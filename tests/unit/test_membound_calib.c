@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "lib/tools/membound/calib.h"
+#include "lib/tools/membound/events.h"
 
 #define KEY "0123456789abcdef"
 #define NOW 1790000000
@@ -356,6 +357,38 @@ static void test_detect(void **state)
 	}
 }
 
+/* A PMU host's peaks: each transfer role's terms under its level's kernel
+ * (hsw_ep's L3 read is three OFFCORE_RESPONSE terms), summed per role; an
+ * event of two roles counts under each role's own kernel only. */
+static void test_event_peaks(void **state)
+{
+	const struct mb_event_row *row = mb_events_row("hsw_ep");
+	struct calib_evspec spec[CALIB_MAX_EVENTS];
+	struct calib c = { 0 };
+	size_t n, l3 = 0;
+
+	(void)state;
+	assert_non_null(row);
+	n = calib_event_specs("hsw_ep", spec, CALIB_MAX_EVENTS);
+	assert_true(n > 0 && n <= CALIB_MAX_EVENTS);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(c.ev[i].name, sizeof(c.ev[i].name), "%s", spec[i].name);
+		c.ev[i].level = spec[i].level;
+		c.ev[i].write = spec[i].write;
+		c.ev[i].rate = 1e6;
+		l3 += spec[i].level == MB_L3 && !spec[i].write;
+	}
+	c.nevents = n;
+	assert_int_equal(l3, 3);
+	assert_true(calib_peak(&c, row, MB_R_L3_RD) == 3e6);
+	assert_true(calib_peak(&c, row, MB_R_L2_RD) == 2e6);
+	/* L3_MISS_LOCAL is a term of L3_RD too, but DRAM's peak is its rate
+	 * under the DRAM kernel alone. */
+	assert_true(calib_peak(&c, row, MB_R_DRAM_RD) == 1e6);
+	assert_true(calib_peak(&c, row, MB_R_CYCLES) == 0);
+	assert_int_equal(calib_event_specs("no_such_pmu", spec, CALIB_MAX_EVENTS), 0);
+}
+
 static void test_key(void **state)
 {
 	char a[17], b[17], text[512];
@@ -379,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_detect),
+		cmocka_unit_test(test_event_peaks),
 		cmocka_unit_test(test_key),
 	};
 
