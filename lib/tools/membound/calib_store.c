@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/core/cache.h"
 #include "lib/core/hash.h"
 #include "lib/core/topo.h"
 #include "lib/tools/membound/calib_parts.h"
@@ -82,31 +83,15 @@ int calib_key(char *buf, size_t len)
 	return 0;
 }
 
-/* $XDG_CACHE_HOME/cdt, or ~/.cache/cdt (a relative XDG_CACHE_HOME is
- * ignored, as the XDG spec says). */
-static int cache_dir(char *buf, size_t len)
-{
-	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
-	int n;
-
-	if (x && x[0] == '/')
-		n = snprintf(buf, len, "%s/cdt", x);
-	else if (h && h[0])
-		n = snprintf(buf, len, "%s/.cache/cdt", h);
-	else
-		return -ENOENT;
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
 int calib_path(char *buf, size_t len)
 {
-	char dir[4096 - 64], key[17];
-	int r = cache_dir(dir, sizeof(dir)), n;
+	char name[64], key[17];
+	int r = calib_key(key, sizeof(key));
 
-	if (r < 0 || (r = calib_key(key, sizeof(key))) < 0)
+	if (r < 0)
 		return r;
-	n = snprintf(buf, len, "%s/membound-%s.txt", dir, key);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	snprintf(name, sizeof(name), "membound-%s.txt", key);
+	return cache_path(name, buf, len);
 }
 
 /* ---- the text form ---- */
@@ -354,77 +339,26 @@ int calib_load(struct calib *c)
 	return r == -EINVAL || r == -ENOMEM ? -ENOENT : r;
 }
 
-/* mkdir -p of dir, private (a cache of this user's). */
-static int mkdirs(char *dir)
+static int calib_write_cb(FILE *f, const void *c)
 {
-	for (char *s = dir + 1;; s++) {
-		if (*s == '/' || !*s) {
-			char keep = *s;
-
-			*s = '\0';
-			if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-				int e = errno;
-
-				*s = keep;
-				return -e;
-			}
-			*s = keep;
-			if (!keep)
-				return 0;
-		}
-	}
+	return calib_write(f, c);
 }
 
 int calib_save_file(const char *path, const struct calib *c)
 {
-	char tmp[4096 + 16];
-	FILE *f = NULL;
-	int fd = -1, r;
-
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	if ((fd = mkstemp(tmp)) < 0) {
-		r = -errno;
-		fprintf(stderr, MSG "creating %s: %s\n", tmp, strerror(errno));
-		return r;
-	}
-	if (!(f = fdopen(fd, "w"))) {
-		r = -errno;
-		fprintf(stderr, MSG "fdopen %s: %s\n", tmp, strerror(errno));
-		close(fd);
-		goto out;
-	}
-	r = calib_write(f, c);
-	if (fclose(f) != 0 && !r)
-		r = -errno;
-	if (r < 0) {
-		fprintf(stderr, MSG "writing %s: %s\n", tmp, strerror(-r));
-		goto out;
-	}
-	if (rename(tmp, path) < 0) {
-		r = -errno;
-		fprintf(stderr, MSG "renaming %s to %s: %s\n", tmp, path, strerror(errno));
-		goto out;
-	}
-	return 0;
-out:
-	unlink(tmp);
-	return r;
+	return cache_save(path, calib_write_cb, c, MSG);
 }
 
 int calib_save(const struct calib *c)
 {
-	char dir[4096 - 64], path[4096];
+	char name[64], path[4096];
 	int r;
 
-	if ((r = cache_dir(dir, sizeof(dir))) < 0) {
+	snprintf(name, sizeof(name), "membound-%s.txt", c->key);
+	if ((r = cache_path(name, path, sizeof(path))) < 0) {
 		fprintf(stderr, MSG "no cache directory: set XDG_CACHE_HOME or HOME\n");
 		return r;
 	}
-	if ((r = mkdirs(dir)) < 0) {
-		fprintf(stderr, MSG "creating %s: %s\n", dir, strerror(-r));
-		return r;
-	}
-	snprintf(path, sizeof(path), "%s/membound-%s.txt", dir, c->key);
 	return calib_save_file(path, c);
 }
 

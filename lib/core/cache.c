@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/core/cache.h"
+
+int cache_dir(char *buf, size_t len)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+	int n;
+
+	if (x && x[0] == '/')
+		n = snprintf(buf, len, "%s/cdt", x);
+	else if (h && h[0])
+		n = snprintf(buf, len, "%s/.cache/cdt", h);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int cache_path(const char *name, char *buf, size_t len)
+{
+	char dir[4096];
+	int r = cache_dir(dir, sizeof(dir)), n;
+
+	if (r < 0)
+		return r;
+	n = snprintf(buf, len, "%s/%s", dir, name);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* mkdir -p of dir, private (a cache of this user's). */
+static int cache_mkdirs(char *dir)
+{
+	for (char *s = dir + 1;; s++) {
+		if (*s == '/' || !*s) {
+			char keep = *s;
+
+			*s = '\0';
+			if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+				int e = errno;
+
+				*s = keep;
+				return -e;
+			}
+			*s = keep;
+			if (!keep)
+				return 0;
+		}
+	}
+}
+
+int cache_save(const char *path, int (*write)(FILE *f, const void *arg), const void *arg,
+	       const char *who)
+{
+	char dir[4096], tmp[4096 + 16];
+	size_t dlen;
+	FILE *f = NULL;
+	int fd, r;
+
+	if (cache_dir(dir, sizeof(dir)) == 0 && (dlen = strlen(dir)) < strlen(path) &&
+	    !strncmp(path, dir, dlen) && path[dlen] == '/' && (r = cache_mkdirs(dir)) < 0) {
+		fprintf(stderr, "%screating %s: %s\n", who, dir, strerror(-r));
+		return r;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	if ((fd = mkstemp(tmp)) < 0) {
+		r = -errno;
+		fprintf(stderr, "%screating %s: %s\n", who, tmp, strerror(errno));
+		return r;
+	}
+	if (!(f = fdopen(fd, "w"))) {
+		r = -errno;
+		fprintf(stderr, "%sfdopen %s: %s\n", who, tmp, strerror(errno));
+		close(fd);
+		goto out;
+	}
+	r = write(f, arg);
+	if (fclose(f) != 0 && !r)
+		r = -errno;
+	if (r < 0) {
+		fprintf(stderr, "%swriting %s: %s\n", who, tmp, strerror(-r));
+		goto out;
+	}
+	if (rename(tmp, path) < 0) {
+		r = -errno;
+		fprintf(stderr, "%srenaming %s to %s: %s\n", who, tmp, path, strerror(errno));
+		goto out;
+	}
+	return 0;
+out:
+	unlink(tmp);
+	return r;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Files cdt keeps between runs, measurements of this machine:
+ * $XDG_CACHE_HOME/cdt/NAME, or ~/.cache/cdt/NAME (a relative
+ * XDG_CACHE_HOME is ignored, as the XDG spec says).
+ */
+#ifndef CDT_CACHE_H
+#define CDT_CACHE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* The cache directory; -ENOENT without XDG_CACHE_HOME or HOME. */
+int cache_dir(char *buf, size_t len);
+/* The path of the cache file `name`. */
+int cache_path(const char *name, char *buf, size_t len);
+/*
+ * Write path (in the cache directory or anywhere) through write(f, arg)
+ * into a temporary file renamed over it, so a reader never sees half of
+ * one; the cache directory is made (private) when path is in it.  0, or a
+ * negative errno with what failed said on stderr after `who`.
+ */
+int cache_save(const char *path, int (*write)(FILE *f, const void *arg), const void *arg,
+	       const char *who);
+
+#endif
