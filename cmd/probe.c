@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "lib/core/clockcal.h"
 #include "lib/core/dbtrap.h"
 #include "lib/core/pmu_events.h"
 #include "lib/core/run.h"
@@ -285,6 +286,31 @@ static void probe_sigtrap(const struct out *o)
 	emit(o, "sigtrap", "no", detail);
 }
 
+/* What a sample costs here beyond cdt's handler (lib/core/clockcal.h). */
+static void probe_clock(const struct out *o)
+{
+	struct clockcal c;
+	char v[64], detail[160], path[4096] = "";
+	int measured, r = clockcal_get(&c, NULL, &measured);
+
+	if (r) {
+		emit(o, "sample_clock", "unknown", strerror(-r));
+		return;
+	}
+	clockcal_path(path, sizeof(path));
+	snprintf(v, sizeof(v), "%.1f", c.tick_ns / 1e6);
+	snprintf(detail, sizeof(detail), "%s %s", measured ? "measured now, kept in" :
+		 "as kept in", path[0] ? path : "(no cache)");
+	emit(o, "tick_ms", v, detail);
+	snprintf(v, sizeof(v), "%.1f", c.perf_sig_ns / 1e3);
+	emit(o, "perf_sample_us", v, "a task-clock sample beyond cdt's handler");
+	snprintf(v, sizeof(v), "%.1f", c.posix_sig_ns / 1e3);
+	emit(o, "posix_sample_us", v, "a POSIX CPU-timer sample beyond cdt's handler");
+	snprintf(v, sizeof(v), "%.1f", c.switch_ns / 1e3);
+	emit(o, "perf_switch_us", v, "a thread's context switch while a task-clock event "
+	     "is armed");
+}
+
 static void probe_topo(const struct out *o)
 {
 	struct topo t;
@@ -325,8 +351,8 @@ static void usage(FILE *f)
 	/* Only --help prints this, to stdout; errors get one line. */
 	fputs("usage: cdt probe [--csv]\n"
 	      "Report what this machine offers cdt: kernel, perf_event_paranoid, CPU and\n"
-	      "PMU, precise memory events, debug registers, sigtrap, topology, and the\n"
-	      "sample source each tool would use.\n"
+	      "PMU, precise memory events, debug registers, sigtrap, what a sample costs,\n"
+	      "topology, and the sample source each tool would use.\n"
 	      "\n"
 	      "  --csv       key,value,detail rows (RFC 4180) instead of text\n"
 	      "  -h, --help  this help\n", f);
@@ -380,6 +406,7 @@ int cmd_probe(int argc, char **argv)
 	probe_dbregs(&o);
 	probe_trap(&o);
 	probe_sigtrap(&o);
+	probe_clock(&o);
 	probe_topo(&o);
 	probe_sources(&o);
 	if (o.csv)

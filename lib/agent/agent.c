@@ -81,9 +81,7 @@ int agent_check_handler(void)
 
 		if (!atomic_load(&t->used))
 			continue;
-		for (unsigned e = 0; e < agent_g.cfg.nevents; e++)
-			if (t->ev_fd[e] >= 0)
-				ioctl(t->ev_fd[e], PERF_EVENT_IOC_DISABLE, 0);
+		clock_stop(t);
 	}
 	agent_error(EBUSY, "the program replaced cdt's SIGTRAP handler without "
 			   "sigaction() (raw rt_sigaction?); sampling stopped early");
@@ -144,8 +142,7 @@ static void agent_atfork_child(void)
 
 		if (!atomic_load(&t->used))
 			continue;
-		for (unsigned e = 0; e < agent_g.cfg.nevents; e++)
-			pmu_close(t, (int)e);
+		clock_close(t, 1);
 		counters_close(t);
 		wpt_close(&t->wp);
 		if (t != self)

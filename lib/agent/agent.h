@@ -76,12 +76,23 @@ struct agent_counts {
 	uint64_t en[AGENT_MAX_COUNTERS], run[AGENT_MAX_COUNTERS];
 };
 
+/* A thread's sample clock (clock.c). */
+struct clock_thread {
+	int kind;          /* enum clock_kind: CLOCK_K_PERF (also the pmu's) or _POSIX */
+	int timer;         /* the POSIX timer's id, or -1 */
+	uint64_t period;   /* of the first sampling event, now */
+	uint64_t cpu0;     /* the governor's window began at this CPU time, */
+	uint64_t samples0; /* with this many samples taken */
+	uint64_t sw0;      /* and this many context switches */
+};
+
 struct agent_thread {
 	atomic_int used;
 	pid_t tid;
 	int ev_fd[AGENT_MAX_EVENTS];
 	uint64_t ev_id[AGENT_MAX_EVENTS]; /* their perf ids (agent_perf_close) */
 	void *ev_ring[AGENT_MAX_EVENTS]; /* pmu: perf mmap ring */
+	struct clock_thread clk;
 	int count_fd[AGENT_MAX_COUNTERS]; /* counting events (counters.c) */
 	uint64_t count_id[AGENT_MAX_COUNTERS];
 	int count_lead; /* the first hardware group's leader in count_fd, or -1 */
@@ -218,9 +229,38 @@ void soft_on_step(struct agent_thread *t, ucontext_t *uc);
 int soft_stepping(void);
 /* After another trap of t while it steps: stop before a kernel entry. */
 void soft_guard(struct agent_thread *t, ucontext_t *uc);
-int pmu_open(struct agent_thread *t, int i);
+/* Event i of cfg.ev[] in t, sampling every `period`. */
+int pmu_open(struct agent_thread *t, int i, uint64_t period);
 void pmu_on_sample(struct agent_thread *t, int i, uint64_t t0);
 void pmu_close(struct agent_thread *t, int i);
+
+/* clock.c: t's sampling events (cfg.ev[]) and the overhead budget */
+int clock_open(struct agent_thread *t);
+/* inherited: in a fork child, t's events and timers were the parent's. */
+void clock_close(struct agent_thread *t, int inherited);
+/* Stop sampling t (the handler is lost). */
+void clock_stop(struct agent_thread *t);
+/* From t's sampling signal, with t's CPU time at its start: keep the budget. */
+void clock_govern(struct agent_thread *t, uint64_t cpu);
+/* A POSIX-clock sample that came as a system call returned (or restarts). */
+int clock_in_syscall(const ucontext_t *uc);
+/* Before t's stats are sent: bring the clock's counts up to date. */
+void clock_sync(struct agent_thread *t);
+/* What a thread's last window of samples cost it. */
+struct clock_window {
+	uint64_t samples;    /* samples taken */
+	uint64_t cpu_ns;     /* the thread's CPU time, all of it */
+	uint64_t handler_ns; /* the handler's CPU time per sample */
+	uint64_t switches;   /* the thread's context switches */
+};
+/*
+ * The governor's decision, pure: from the clock `kind` sampling every
+ * `period` and the window it had, the clock for the next (returned) and
+ * its period (*next).  p0 is the rate asked for (the shortest period);
+ * soft: the period is ns of CPU time, else events (only scaled).
+ */
+int clock_choose(const struct agent_clock *c, int soft, uint64_t p0, int kind,
+		 uint64_t period, const struct clock_window *w, uint64_t *next);
 
 /* sigchain.c: the program's SIGTRAP handler behind ours */
 int sigchain_install(void);

@@ -23,13 +23,14 @@ static size_t pmu_ring_len(void)
 	return (1 + (size_t)agent_g.cfg.ring_pages) * (size_t)getpagesize();
 }
 
-int pmu_open(struct agent_thread *t, int i)
+int pmu_open(struct agent_thread *t, int i, uint64_t period)
 {
 	const struct agent_event *ev = &agent_g.cfg.ev[i];
 	struct perf_event_attr a;
 	int fd;
 
 	perf_attr_init(ev, &a);
+	a.sample_period = period;
 	a.sig_data = SIGDATA_MAGIC | SIGDATA_SAMPLE | (uint64_t)i;
 	/* A tool that takes ticks wants the overflow, not its record. */
 	if (agent_g.cfg.source == SRC_PMU && !agent_g.tool->tick) {

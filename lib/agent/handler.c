@@ -40,9 +40,13 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *ucv)
 	ucontext_t *uc = ucv;
 	int saved = errno;
 
-	if (si->si_code == TRAP_PERF) {
-		uint64_t data = agent_si_perf_data(si), now, cpu0 = 0;
+	/* A perf event's, or the POSIX sample clock's (clock.c). */
+	if (si->si_code == TRAP_PERF || si->si_code == SI_TIMER) {
+		uint64_t data, now, cpu0 = 0, govern = 0;
 		int kind;
+
+		data = si->si_code == TRAP_PERF ? agent_si_perf_data(si) :
+		       (uint64_t)(uintptr_t)si->si_value.sival_ptr;
 
 		if ((data & SIGDATA_MASK) != SIGDATA_MAGIC)
 			goto chain;
@@ -51,15 +55,24 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *ucv)
 			goto out;
 		now = agent_now();
 		kind = (data & SIGDATA_KIND_MASK) == SIGDATA_WPT;
+		/* The governor reads the CPU clock at every sample: a thread
+		 * that switches often must leave the perf clock within ms. */
+		if (!kind && agent_g.cfg.clock.budget_ppm)
+			govern = agent_cpu_now();
 		if (++t->cost_tick[kind] % AGENT_COST_EVERY == 0)
-			cpu0 = agent_cpu_now();
+			cpu0 = govern ? govern : agent_cpu_now();
+		if (!kind && si->si_code == SI_TIMER)
+			t->ext.posix_n++;
 		/* Raised while SIGTRAP was blocked (a raw system call the
 		 * interposed masks did not see), so delivered away from the
 		 * instruction that caused it: its registers describe nothing. */
-		if (agent_si_perf_flags(si) & TRAP_PERF_FLAG_ASYNC) {
+		if (si->si_code == TRAP_PERF && (agent_si_perf_flags(si) & TRAP_PERF_FLAG_ASYNC)) {
 			t->ext.async++;
 		} else if (kind) {
 			wpt_on_trap(t, (int)(data & SIGDATA_INDEX_MASK), si, uc, now);
+		} else if (si->si_code == SI_TIMER && clock_in_syscall(uc)) {
+			t->st.samples++;
+			t->ext.in_syscall++;
 		} else if (agent_quiet) {
 			t->st.samples++;
 		} else if (agent_g.tool->tick) {
@@ -79,6 +92,8 @@ void agent_on_sigtrap(int sig, siginfo_t *si, void *ucv)
 			t->ext.sample_cpu_ns += agent_cpu_now() - cpu0;
 			t->ext.sample_cpu_n++;
 		}
+		if (govern)
+			clock_govern(t, govern);
 		agent_thread_tick(t, now);
 		counters_tick(t, now, 0);
 		/* A trap while the thread single-steps returns to a set trap

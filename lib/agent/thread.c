@@ -83,6 +83,7 @@ void agent_thread_send(struct agent_thread *t, uint16_t type)
 	r.tid = (uint32_t)t->tid;
 	r.time = agent_now();
 	r.st = t->st;
+	clock_sync(t);
 	r.ext = t->ext;
 	r.ext.cpu_ns = agent_cpu_of(t->tid);
 	if (t == agent_self)
@@ -98,22 +99,6 @@ void agent_thread_tick(struct agent_thread *t, uint64_t now)
 		return;
 	t->stats_time = now;
 	agent_thread_send(t, REC_THREAD_STATS);
-}
-
-static int thread_open_events(struct agent_thread *t)
-{
-	int err = 0;
-
-	for (unsigned i = 0; i < agent_g.cfg.nevents; i++) {
-		t->ev_fd[i] = -1;
-		t->ev_ring[i] = NULL;
-	}
-	for (unsigned i = 0; i < agent_g.cfg.nevents; i++) {
-		err = pmu_open(t, (int)i);
-		if (err)
-			break;
-	}
-	return err;
 }
 
 struct agent_thread *agent_thread_start(int main_thread, uint64_t created)
@@ -151,7 +136,8 @@ struct agent_thread *agent_thread_start(int main_thread, uint64_t created)
 	agent_self = t;
 	pthread_once(&thread_key_once, thread_key_make);
 	pthread_setspecific(thread_key, t);
-	err = thread_open_events(t);
+	memset(&t->ext, 0, sizeof(t->ext));
+	err = clock_open(t);
 	if (err) {
 		t->flags |= THREAD_F_NOEVENT;
 		agent_error(-err, err == -EMFILE ?
@@ -178,8 +164,8 @@ void agent_thread_stop(struct agent_thread *t)
 
 	if (!t || !atomic_load(&t->used))
 		return;
-	for (unsigned i = 0; i < agent_g.cfg.nevents; i++)
-		pmu_close(t, (int)i);
+	clock_sync(t);
+	clock_close(t, 0);
 	if (t == agent_self) {
 		counters_tick(t, agent_now(), 1);
 		if (agent_g.tool->thread_stop)

@@ -340,6 +340,44 @@ static uint64_t profile_stats_events(const struct agent_stats *st, const struct 
 	return st->samples + st->steps + st->traps + st->chained + x->stray + x->async;
 }
 
+/*
+ * The program's side of the cost: its threads' CPU time, the rate they
+ * were sampled at, and the estimate of what the samples cost them.  Each
+ * thread's handlers are weighed with its own measured cost per sample.
+ */
+static void profile_cost_program(const struct profile *p, struct prof_cost *c)
+{
+	const char *costs = profile_meta(p, "clock_costs_ns");
+	unsigned long long tick, perf, posix, sw;
+	uint64_t samples = 0;
+	double cpu = 0;
+
+	c->have_est = costs && sscanf(costs, "tick %llu perf %llu posix %llu switch %llu", &tick,
+				      &perf, &posix, &sw) == 4;
+	for (size_t i = 0; i < p->ntasks; i++) {
+		const struct rec_task *t = &p->tasks[i];
+		const struct agent_ext *x = &t->ext;
+		uint64_t posix_n = x->posix_n < t->st.samples ? x->posix_n : t->st.samples;
+
+		if (!x->cpu_ns)
+			continue;
+		cpu += (double)x->cpu_ns;
+		samples += t->st.samples;
+		c->posix_n += posix_n;
+		c->perf_n += t->st.samples - posix_n;
+		if (!c->have_est)
+			continue;
+		if (x->sample_cpu_n)
+			c->est_handler_ns += (double)x->sample_cpu_ns / (double)x->sample_cpu_n *
+					     (double)t->st.samples;
+		c->est_kernel_ns += (double)posix_n * (double)posix +
+				    (double)(t->st.samples - posix_n) * (double)perf;
+		c->est_switch_ns += (double)x->perf_switches * (double)sw;
+	}
+	c->cpu_s = cpu / 1e9;
+	c->rate_used = cpu > 0 ? (double)samples * 1e9 / cpu : 0;
+}
+
 /* Fewer samples than this per thread make too noisy a rate to warn on. */
 #define COST_MIN_SAMPLES 100
 
@@ -363,6 +401,7 @@ void profile_cost(const struct profile *p, uint64_t now, struct prof_cost *c)
 		if (t->end > last)
 			last = t->end;
 	}
+	profile_cost_program(p, c);
 	c->cpu = x.sample_cpu_n > 0;
 	c->sample_ns = c->cpu ? (double)x.sample_cpu_ns / (double)x.sample_cpu_n :
 		       samples ? (double)wall / (double)samples : 0;

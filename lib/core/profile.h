@@ -193,6 +193,16 @@ struct prof_cost {
 	int cpu;                   /* from the CPU clock, not wall time */
 	double share;              /* 0..1 */
 	uint64_t rate;             /* that thread's samples per CPU second */
+	/* The whole program, where the threads' CPU time is known: */
+	double cpu_s;              /* its threads' CPU time, cdt's part in it */
+	double rate_used;          /* samples per second of a thread's CPU time */
+	uint64_t posix_n, perf_n;  /* samples each sample clock raised */
+	/* What the samples cost it, the estimate of cdt.1 OVERHEAD: the
+	 * handlers as measured, the kernel's part and the switches under
+	 * the perf clock as calibrated (meta clock_costs_ns); ns.  have_est
+	 * is 0 without a calibration. */
+	int have_est;
+	double est_handler_ns, est_kernel_ns, est_switch_ns;
 };
 void profile_cost(const struct profile *p, uint64_t now, struct prof_cost *c);
 

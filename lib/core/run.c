@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/core/cliopt.h"
+#include "lib/core/clockcal.h"
 #include "lib/core/dbtrap.h"
 #include "lib/core/ingest.h"
 #include "lib/core/datafile.h"
@@ -395,6 +396,75 @@ static void run_meta(const struct run_opts *o, struct profile *p, const char *wh
 	profile_set_meta(p, "objects", cfg->flags & AGENT_F_OBJECTS ? "on" : "off");
 	if (traps)
 		profile_set_meta(p, "debug_traps", traps);
+	if (!cfg->nevents)
+		return;
+	if (cfg->clock.budget_ppm)
+		snprintf(buf, sizeof(buf), "%g%%", cfg->clock.budget_ppm / 1e4);
+	else
+		snprintf(buf, sizeof(buf), "none (%s)", o->src.freq || o->src.period ?
+			 "the rate was given" : !o->budget_ppm ? "--max-overhead 0" :
+			 "no calibration");
+	profile_set_meta(p, "overhead_budget", buf);
+	profile_set_meta(p, "sample_clock", cfg->clock.kind == CLOCK_K_PERF ? "perf" :
+				     cfg->clock.kind == CLOCK_K_POSIX ? "posix" : "auto");
+	if (!cfg->clock.tick_ns)
+		return;
+	/* What the summary's overhead estimate weighs the counts with. */
+	snprintf(buf, sizeof(buf), "tick %llu perf %llu posix %llu switch %llu",
+		 (unsigned long long)cfg->clock.tick_ns, (unsigned long long)cfg->clock.perf_sig_ns,
+		 (unsigned long long)cfg->clock.posix_sig_ns,
+		 (unsigned long long)cfg->clock.switch_ns);
+	profile_set_meta(p, "clock_costs_ns", buf);
+}
+
+/*
+ * The sample clock and the budget (agent_cfg.clock), from this machine's
+ * calibration; `why` (the banner) says how the rate is set.  Without a
+ * calibration the rate asked for is used, as before there was a budget.
+ */
+static void run_clock(const struct run_opts *o, struct agent_cfg *cfg, char *why, size_t len)
+{
+	struct agent_clock *k = &cfg->clock;
+	int fixed = o->src.freq || o->src.period, measured, r;
+	size_t n = strlen(why);
+	struct clockcal cal;
+
+	k->kind = (uint32_t)o->clock;
+	k->handler_ns = RUN_HANDLER_PRIOR_NS;
+	if (!cfg->nevents)
+		return;
+	r = clockcal_get(&cal, o->quiet ? NULL : stderr, &measured);
+	if (r) {
+		fprintf(stderr, "cdt %s: warning: cannot measure what a sample costs on this machine "
+			"(%s): no overhead budget, samples at the rate asked\n", o->tool_name,
+			strerror(-r));
+		return;
+	}
+	clockcal_to_cfg(&cal, k);
+	if (!fixed) {
+		k->budget_ppm = o->budget_ppm;
+		if (k->budget_ppm)
+			snprintf(why + n, len - n, " at most (fewer to keep a %g%% overhead budget: "
+				 "--max-overhead)", k->budget_ppm / 1e4);
+		return;
+	}
+	if (cfg->source == SRC_SOFT && o->budget_ppm) {
+		/* What the rate asked for costs, switches aside. */
+		uint64_t p = cfg->ev[0].period;
+		int posix = k->kind == CLOCK_K_POSIX || (k->kind == CLOCK_K_AUTO && p >= k->tick_ns);
+		double each = (double)k->handler_ns + (double)(posix ? k->posix_sig_ns : k->perf_sig_ns);
+		double share = each / (double)(posix && p < k->tick_ns ? k->tick_ns : p);
+
+		if (share * 1e6 > o->budget_ppm)
+			fprintf(stderr, "cdt %s: warning: at this rate samples cost about %.0f%% of "
+				"each thread's CPU time here (%.0f us each, about %.0f us of it the "
+				"kernel's and the hypervisor's), over the %g%% overhead budget; the rate "
+				"given overrides it\n", o->tool_name, share * 100, each / 1000,
+				(each - (double)k->handler_ns) / 1000, o->budget_ppm / 1e4);
+	}
+	if (o->budget_given && !o->quiet)
+		fprintf(stderr, "cdt %s: --max-overhead is not kept: -F or -c fixes the rate\n",
+			o->tool_name);
 }
 
 static void run_report_end(const struct run_ctx *c, int wst, struct run_result *res)
@@ -644,6 +714,7 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 			fprintf(stderr, "cdt: %s\n", why);
 			return err;
 		}
+		run_clock(o, &cfg, why, sizeof(why));
 	}
 	if (!o->quiet)
 		fprintf(stderr, "cdt %s: %s\n", o->tool_name, why);
@@ -840,6 +911,38 @@ static int run_parse_common(int argc, char **argv, int *i, struct run_opts *o,
 			return -EINVAL;
 		return 1;
 	}
+	if ((r = cliopt_match(argc, argv, i, NULL, "--max-overhead", &v))) {
+		char *end;
+		double pct;
+
+		if (r < 0)
+			return -EINVAL;
+		errno = 0;
+		pct = strtod(v, &end);
+		if (errno || end == v || *end || !(pct >= 0 && pct <= 100)) {
+			fprintf(stderr, "cdt: --max-overhead takes a percentage from 0 (none) to "
+				"100, not '%s'\n", v);
+			return -EINVAL;
+		}
+		o->budget_ppm = (uint32_t)(pct * 1e4 + 0.5);
+		o->budget_given = 1;
+		return 1;
+	}
+	if ((r = cliopt_match(argc, argv, i, NULL, "--clock", &v))) {
+		if (r < 0)
+			return -EINVAL;
+		if (!strcmp(v, "auto"))
+			o->clock = CLOCK_K_AUTO;
+		else if (!strcmp(v, "perf"))
+			o->clock = CLOCK_K_PERF;
+		else if (!strcmp(v, "posix"))
+			o->clock = CLOCK_K_POSIX;
+		else {
+			fprintf(stderr, "cdt: --clock takes auto, perf or posix, not '%s'\n", v);
+			return -EINVAL;
+		}
+		return 1;
+	}
 	if ((r = cliopt_match(argc, argv, i, "-c", "--period", &v))) {
 		if (r < 0 || cliopt_u64("--period", v, 0, &o->src.period) || !o->src.period)
 			return -EINVAL;
@@ -884,6 +987,11 @@ static void run_usage_common(FILE *f, uint64_t soft_hz, uint64_t pmu_period)
 		"  -F, --freq HZ         soft: samples per second per thread (default %llu)\n"
 		"  -c, --period N        pmu: sampled events between samples (default %llu);\n"
 		"                        soft: nanoseconds of CPU time between samples\n"
+		"      --max-overhead PCT  keep samples within PCT%% of each thread's CPU time\n"
+		"                        by sampling less (default %g; 0: no budget); -F or -c\n"
+		"                        fix the rate instead\n"
+		"      --clock CLK       soft: auto, perf (a task-clock event) or posix (a CPU-time\n"
+		"                        timer, at most one sample a tick) (default auto)\n"
 		"      --objects         name heap blocks, anonymous mappings and thread stacks,\n"
 		"                        by allocation call path (default)\n"
 		"      --no-objects      static variables only: less overhead in malloc-heavy\n"
@@ -895,7 +1003,8 @@ static void run_usage_common(FILE *f, uint64_t soft_hz, uint64_t pmu_period)
 		"\n"
 		"Exit status: the program's, 128+N if signal N killed it, 125 if cdt failed,\n"
 		"126 if the program cannot be executed, 127 if it is not found.\n",
-		(unsigned long long)soft_hz, (unsigned long long)pmu_period);
+		(unsigned long long)soft_hz, (unsigned long long)pmu_period,
+		RUN_DEFAULT_BUDGET_PPM / 1e4);
 }
 
 static void run_usage(FILE *f, const struct run_ops *ops)
@@ -909,6 +1018,7 @@ int run_tool(const char *name, const struct run_ops *ops, const struct prof_ops 
 	     int argc, char **argv)
 {
 	struct run_opts o = { .tool_name = name, .ops = ops, .prof = prof, .objects = ops->objects,
+			      .budget_ppm = RUN_DEFAULT_BUDGET_PPM,
 			      .src = { .default_hz = ops->soft_hz, .pmu_sample = ops->pmu_sample,
 				       .pmu_period = ops->pmu_period } };
 	const char *output = NULL;

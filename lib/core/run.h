@@ -22,6 +22,16 @@
 #define EXIT_NOT_FOUND 127
 
 #define RUN_DEFAULT_BUFFER (8u << 20)
+/*
+ * The overhead budget by default, in ppm of each thread's CPU time.  5%:
+ * the soft source's samples then cost the program at most 1.05x, what
+ * perf's users accept of `perf record` at its defaults on bare metal,
+ * and a sample rate a tool's findings still rest on (cdt.1 DESIGN NOTES).
+ */
+#define RUN_DEFAULT_BUDGET_PPM 50000u
+/* A handler's CPU time until a thread has measured its own (soft source,
+ * decode and a walk; comm's watchpoint arming is more, fvar's less). */
+#define RUN_HANDLER_PRIOR_NS 10000u
 
 struct run_ops;
 
@@ -34,6 +44,9 @@ struct run_opts {
 	uint32_t ncounters;
 	uint64_t counter_interval_ns;
 	struct source_req src;
+	uint32_t budget_ppm;    /* --max-overhead; 0: none */
+	int budget_given;       /* --max-overhead was given */
+	int clock;              /* --clock: enum clock_kind */
 	size_t buffer_size;     /* arena ring bytes */
 	int quiet, verbose;
 	int objects;            /* AGENT_F_OBJECTS: heap blocks, mappings, stacks */

@@ -89,6 +89,20 @@ int view_summary_run(const struct profile *p, struct table *t)
 		      KV("cost_clock", "%s", cost.cpu ? "cpu" : "wall") ||
 		      KV("sampling_share", "%.3f", cost.share) ||
 		      KV("stray_traps", "%" PRIu64, stray) || KV("async_traps", "%" PRIu64, async);
+	if (!err && cost.cpu_s > 0)
+		err = KV("sample_rate_hz", "%.0f", cost.rate_used) ||
+		      KV("sample_clock_posix", "%.2f", cost.posix_n + cost.perf_n ?
+			 (double)cost.posix_n / (double)(cost.posix_n + cost.perf_n) : 0);
+	if (!err && cost.cpu_s > 0 && cost.have_est) {
+		double all = cost.est_handler_ns + cost.est_kernel_ns + cost.est_switch_ns;
+		double prog = cost.cpu_s * 1e9 - all;
+
+		/* Of the CPU time the program would have had without cdt. */
+		if (prog > 0)
+			err = KV("overhead_est", "%.1f%% (handlers %.1f%% + kernel %.1f%% + switches "
+				 "%.1f%%)", all / prog * 100, cost.est_handler_ns / prog * 100,
+				 cost.est_kernel_ns / prog * 100, cost.est_switch_ns / prog * 100);
+	}
 	if (!err && view_cost_warning(&cost, warn, sizeof(warn)))
 		err = KV("warning", "%s", warn);
 	return err ? -ENOMEM : 0;

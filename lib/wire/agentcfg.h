@@ -31,6 +31,27 @@ struct agent_event {
 			  * one perf group, read together; 0 for the rest */
 };
 
+/*
+ * The soft source's sample clock and the overhead budget, which the agent
+ * keeps by itself (lib/agent/clock.c).  The costs are this machine's, as
+ * the front end measured them (lib/core/clockcal.c).
+ */
+enum clock_kind {
+	CLOCK_K_AUTO = 0,  /* the governor chooses, or the period does */
+	CLOCK_K_PERF = 1,  /* a task-clock perf event per thread (an hrtimer) */
+	CLOCK_K_POSIX = 2, /* a POSIX CPU-time timer per thread (the tick) */
+};
+
+struct agent_clock {
+	uint32_t kind;         /* enum clock_kind */
+	uint32_t budget_ppm;   /* of each thread's CPU time; 0: the rate is fixed */
+	uint64_t tick_ns;      /* the scheduler tick: a POSIX timer's resolution */
+	uint64_t perf_sig_ns;  /* a sample's cost beyond its handler, perf clock */
+	uint64_t posix_sig_ns; /* the same, POSIX clock (the tick is there anyway) */
+	uint64_t switch_ns;    /* a context switch's cost while the perf clock is armed */
+	uint64_t handler_ns;   /* a handler's cost until the thread's are measured */
+};
+
 struct agent_cfg {
 	char tool[AGENT_TOOL_NAME]; /* the running tool, NUL-terminated */
 	uint32_t source;    /* enum sample_source */
@@ -46,6 +67,7 @@ struct agent_cfg {
 	uint32_t max_steps; /* soft: single-step budget to reach a memory access */
 	uint32_t ring_pages; /* pmu: data pages of each per-thread perf ring */
 	uint64_t params[AGENT_PARAMS_MAX / 8]; /* the tool's parameter struct */
+	struct agent_clock clock;
 };
 
 #define AGENT_EV_TOOL 0x100
@@ -74,7 +96,8 @@ CFG_FIELD(agent_event, config1, 16);
 CFG_FIELD(agent_event, config2, 24);
 CFG_FIELD(agent_event, period, 32);
 CFG_FIELD(agent_event, kind, 40);
-_Static_assert(sizeof(struct agent_cfg) == 880, "agent_cfg is 880 bytes");
+_Static_assert(sizeof(struct agent_clock) == 48, "agent_clock is 48 bytes");
+_Static_assert(sizeof(struct agent_cfg) == 928, "agent_cfg is 928 bytes");
 CFG_FIELD(agent_cfg, tool, 0);
 CFG_FIELD(agent_cfg, source, 16);
 CFG_FIELD(agent_cfg, nevents, 20);
@@ -86,6 +109,7 @@ CFG_FIELD(agent_cfg, counter_interval_ns, 608);
 CFG_FIELD(agent_cfg, max_steps, 616);
 CFG_FIELD(agent_cfg, ring_pages, 620);
 CFG_FIELD(agent_cfg, params, 624);
+CFG_FIELD(agent_cfg, clock, 880);
 #undef CFG_FIELD
 
 #endif

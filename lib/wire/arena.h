@@ -30,7 +30,7 @@
 #include "lib/wire/record.h"
 
 #define ARENA_MAGIC 0x414e524154444355ull /* "UCDTARNA" */
-#define ARENA_VERSION 2u
+#define ARENA_VERSION 3u
 
 struct arena_hdr {
 	uint64_t magic;
@@ -53,7 +53,7 @@ struct arena_hdr {
  * (they are one build, and ARENA_VERSION says which): it fails to compile
  * when a field moves.  tail has a cache line of its own, away from the
  * producers' head. */
-REC_SIZE_IS(arena_hdr, 1072);
+REC_SIZE_IS(arena_hdr, 1120);
 REC_FIELD(arena_hdr, magic, 0);
 REC_FIELD(arena_hdr, version, 8);
 REC_FIELD(arena_hdr, hdr_size, 12);

@@ -210,6 +210,14 @@ struct agent_ext {
 	uint64_t sample_cpu_ns, sample_cpu_n; /* samples measured (steps included) */
 	uint64_t trap_cpu_ns, trap_cpu_n;     /* watchpoint traps measured */
 	uint64_t cpu_ns; /* the thread's CPU time when the snapshot was taken */
+	/* Since 1.2: the sample clock (lib/agent/clock.c). */
+	uint64_t posix_n;       /* samples the POSIX clock raised (the rest: perf) */
+	uint64_t perf_switches; /* context switches while the perf clock was armed */
+	uint64_t period;        /* the sampling period at the snapshot: soft ns, pmu events */
+	uint64_t clock_changes; /* times the governor changed the clock or period */
+	uint64_t in_syscall;    /* POSIX-clock samples that found the thread in a
+				 * system call: not attributed, as the perf clock
+				 * (user level only) takes none there */
 };
 #define AGENT_COST_EVERY 16
 
@@ -447,7 +455,7 @@ REC_FIELD(agent_stats, trap_ns, 56);
 REC_FIELD(agent_stats, dropped, 64);
 REC_FIELD(agent_stats, chained, 72);
 
-REC_SIZE_IS(rec_thread_end, 176);
+REC_SIZE_IS(rec_thread_end, 216);
 REC_FIELD(rec_thread_end, pid, 8);
 REC_FIELD(rec_thread_end, tid, 12);
 REC_FIELD(rec_thread_end, time, 16);
@@ -511,7 +519,7 @@ REC_FIELD(rec_sym, file_len, 44);
 REC_FIELD(rec_sym, module_len, 48);
 REC_FIELD(rec_sym, str, 56);
 
-REC_SIZE_IS(rec_task, 200);
+REC_SIZE_IS(rec_task, 240);
 REC_FIELD(rec_task, index, 8);
 REC_FIELD(rec_task, pid, 12);
 REC_FIELD(rec_task, tid, 16);

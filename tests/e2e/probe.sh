@@ -3,7 +3,9 @@
 # check passes, and the trap check too, or fails only as a machine that
 # never fires breakpoints does, and then fvar and comm say so when they run;
 # the sample source matches the PMU the host reports; a source line for
-# each tool `cdt --help` lists, and for no other.
+# each tool `cdt --help` lists, and for no other; what a sample costs
+# (the sample clock's calibration, cdt.1): a tick of 1 to 10 ms, and a
+# POSIX-timer sample that costs more than nothing and less than a tick.
 set -u
 
 . "$(dirname "$0")/lib/common.sh"
@@ -14,7 +16,7 @@ tools=$("$CDT" --help | awk '/^commands:/ { on = 1; next } on && NF == 0 { exit 
 [ -n "$tools" ] || fail "cdt --help lists no tool"
 keys="version kernel perf_event_paranoid max_sample_rate cpu hypervisor libpfm4
 libpfm4_pmu hw_pmu mem_events mem_events_open debug_registers watchpoint_trap
-sigtrap cpus cores sockets numa_nodes"
+sigtrap tick_ms perf_sample_us posix_sample_us perf_switch_us cpus cores sockets numa_nodes"
 for t in $tools; do
 	keys="$keys source.$t"
 done
@@ -76,6 +78,11 @@ done
 nkeys=$(echo $keys | wc -w)
 [ "$(wc -l <"$tmp/kv")" -eq "$nkeys" ] ||
 	fail "CSV: expected $nkeys records, found $(wc -l <"$tmp/kv")"
+
+tick=$(csv_value tick_ms)
+sig=$(csv_value posix_sample_us)
+awk -v t="$tick" -v s="$sig" 'BEGIN { exit !(t >= 1 && t <= 10 && s > 0 && s < t * 1000) }' ||
+	fail "sample clock: tick_ms $tick, posix_sample_us $sig"
 
 # Debug registers: x86 has four; other architectures report what they have.
 dr=$(csv_value debug_registers)

@@ -238,7 +238,10 @@ keys / pair_words Enter
 sleep 0.3
 screen | grep -q 'not found' && fail "/pair_words not found in the lines table"
 keys 2
-wait_for '^all_total +' "2: summary screen"
+wait_for '^key +value' "2: summary screen"
+# Below the run's settings and costs: found by a search.
+keys / all_total Enter
+wait_for '^all_total +' "2: summary screen, all_total"
 
 # Resize: everything redrawn at the new size.
 T resize-window -t tui -x 70 -y 20
