@@ -76,7 +76,7 @@ int agent_check_handler(void)
 	if (agent_g.broken || sigchain_check() != -EBUSY)
 		return agent_g.broken ? -EBUSY : 0;
 	agent_g.broken = 1;
-	for (int i = 0; i < AGENT_MAX_THREADS; i++) {
+	for (int i = 0, n = atomic_load(&agent_g.nthr); i < n; i++) {
 		struct agent_thread *t = &agent_g.thr[i];
 
 		if (!atomic_load(&t->used))
@@ -123,7 +123,7 @@ static void agent_proc_end(uint32_t how, int status)
 /* Stats of every thread still alive; the front end keeps the latest. */
 static void agent_flush_threads(uint16_t type)
 {
-	for (int i = 0; i < AGENT_MAX_THREADS; i++)
+	for (int i = 0, n = atomic_load(&agent_g.nthr); i < n; i++)
 		if (atomic_load(&agent_g.thr[i].used))
 			agent_thread_send(&agent_g.thr[i], type);
 }
@@ -137,7 +137,7 @@ static void agent_atfork_child(void)
 	agent_g.pid = getpid();
 	agent_g.forked = 1;
 	/* Inherited fds are the parent's threads' events: drop them all. */
-	for (int i = 0; i < AGENT_MAX_THREADS; i++) {
+	for (int i = 0, n = atomic_load(&agent_g.nthr); i < n; i++) {
 		struct agent_thread *t = &agent_g.thr[i];
 
 		if (!atomic_load(&t->used))

@@ -169,6 +169,9 @@ struct agent {
 	const struct agent_tool *tool;
 	unsigned char *states; /* AGENT_MAX_THREADS tool states, state_stride apart */
 	size_t state_stride;
+	/* Slots ever claimed: thr[0..nthr) is all a scan reads, so a
+	 * process's exit does not fault in the whole 3 MB table. */
+	atomic_int nthr;
 	struct agent_thread thr[AGENT_MAX_THREADS];
 };
 

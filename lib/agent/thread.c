@@ -35,10 +35,14 @@ static void thread_key_make(void)
 static struct agent_thread *thread_slot_claim(void)
 {
 	for (int i = 0; i < AGENT_MAX_THREADS; i++) {
-		int expect = 0;
+		int expect = 0, n;
 
-		if (atomic_compare_exchange_strong(&agent_g.thr[i].used, &expect, 1))
-			return &agent_g.thr[i];
+		if (!atomic_compare_exchange_strong(&agent_g.thr[i].used, &expect, 1))
+			continue;
+		n = atomic_load(&agent_g.nthr);
+		while (n <= i && !atomic_compare_exchange_weak(&agent_g.nthr, &n, i + 1))
+			;
+		return &agent_g.thr[i];
 	}
 	return NULL;
 }

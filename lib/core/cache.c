@@ -53,17 +53,29 @@ static int cache_mkdirs(char *dir)
 	}
 }
 
+int cache_make_dir(const char *path)
+{
+	char dir[4096], parent[4096];
+	size_t dlen;
+	const char *slash = strrchr(path, '/');
+
+	if (cache_dir(dir, sizeof(dir)) || (dlen = strlen(dir)) >= strlen(path) ||
+	    strncmp(path, dir, dlen) || path[dlen] != '/' || !slash ||
+	    (size_t)(slash - path) >= sizeof(parent))
+		return 0;
+	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - path), path);
+	return cache_mkdirs(parent);
+}
+
 int cache_save(const char *path, int (*write)(FILE *f, const void *arg), const void *arg,
 	       const char *who)
 {
-	char dir[4096], tmp[4096 + 16];
-	size_t dlen;
+	char tmp[4096 + 16];
 	FILE *f = NULL;
 	int fd, r;
 
-	if (cache_dir(dir, sizeof(dir)) == 0 && (dlen = strlen(dir)) < strlen(path) &&
-	    !strncmp(path, dir, dlen) && path[dlen] == '/' && (r = cache_mkdirs(dir)) < 0) {
-		fprintf(stderr, "%screating %s: %s\n", who, dir, strerror(-r));
+	if ((r = cache_make_dir(path)) < 0) {
+		fprintf(stderr, "%screating the directory of %s: %s\n", who, path, strerror(-r));
 		return r;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);

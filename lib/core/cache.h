@@ -14,10 +14,13 @@
 int cache_dir(char *buf, size_t len);
 /* The path of the cache file `name`. */
 int cache_path(const char *name, char *buf, size_t len);
+/* Make the directory of path (private) when path is in the cache; 0 or
+ * a negative errno. */
+int cache_make_dir(const char *path);
 /*
  * Write path (in the cache directory or anywhere) through write(f, arg)
  * into a temporary file renamed over it, so a reader never sees half of
- * one; the cache directory is made (private) when path is in it.  0, or a
+ * one; its directory is made (cache_make_dir).  0, or a
  * negative errno with what failed said on stderr after `who`.
  */
 int cache_save(const char *path, int (*write)(FILE *f, const void *arg), const void *arg,

@@ -680,8 +680,10 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 	uint64_t start_rt, dropped, dropped_bytes;
 	uint32_t agents;
 	int err, wst = 0, exec_err = 0, masked = 0;
+	uint64_t begin = res->t_begin;
 
 	memset(res, 0, sizeof(*res));
+	res->t_begin = begin;
 	c.arena.fd = -1;
 	res->status = EXIT_CDT_FAILED;
 	err = run_find(o->argv[0], path, sizeof(path));
@@ -763,6 +765,7 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 	}
 	start_rt = run_now(CLOCK_REALTIME);
 	c.t0 = run_now(CLOCK_MONOTONIC);
+	res->t_spawn = c.t0;
 	c.child = run_spawn(&c, path, &oldmask, &exec_err);
 	if (c.child < 0) {
 		err = c.child;
@@ -791,6 +794,7 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 		err = run_poll(&c, 1);
 		err = err > 0 ? 0 : err;
 	}
+	res->t_end = run_now(CLOCK_MONOTONIC);
 	run_live(&c, 1);
 	run_cost(&c, 1);
 	run_report_end(&c, wst, res);
@@ -861,9 +865,11 @@ static void run_say_wrote(const struct run_opts *o, const struct profile *p, con
 
 int run_save(const struct run_opts *o, struct profile *p, const char *path)
 {
+	uint64_t t0 = run_now(CLOCK_MONOTONIC), t1;
 	char warn[512];
 	int err = profile_symbolize(p, warn, sizeof(warn));
 
+	t1 = run_now(CLOCK_MONOTONIC);
 	if (err)
 		fprintf(stderr, "cdt: symbolization failed (%s); addresses stay raw\n",
 			strerror(-err));
@@ -877,6 +883,10 @@ int run_save(const struct run_opts *o, struct profile *p, const char *path)
 	}
 	if (!o->quiet)
 		run_say_wrote(o, p, path);
+	if (o->verbose)
+		fprintf(stderr, "cdt %s: after the program: symbols %.1f ms, the profile %.1f ms\n",
+			o->tool_name, (double)(t1 - t0) / 1e6,
+			(double)(run_now(CLOCK_MONOTONIC) - t1) / 1e6);
 	return 0;
 }
 
@@ -1022,6 +1032,7 @@ int run_tool(const char *name, const struct run_ops *ops, const struct prof_ops 
 			      .src = { .default_hz = ops->soft_hz, .pmu_sample = ops->pmu_sample,
 				       .pmu_period = ops->pmu_period } };
 	const char *output = NULL;
+	uint64_t begin = run_now(CLOCK_MONOTONIC);
 	struct run_result res;
 	struct profile p;
 	char outbuf[64];
@@ -1067,8 +1078,13 @@ int run_tool(const char *name, const struct run_ops *ops, const struct prof_ops 
 		return EXIT_CDT_FAILED;
 	}
 	profile_init(&p);
+	res.t_begin = begin;
 	if (run_program(&o, &p, &res))
 		goto out;
+	if (o.verbose)
+		fprintf(stderr, "cdt %s: before the program: %.1f ms (calibration, agent, shared "
+			"buffer); the program under the agent: %.1f ms\n", name,
+			(double)(res.t_spawn - begin) / 1e6, (double)(res.t_end - res.t_spawn) / 1e6);
 	if ((ops->finish && ops->finish(&o, &p)) || run_save(&o, &p, output)) {
 		res.status = EXIT_CDT_FAILED;
 		goto out;

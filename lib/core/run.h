@@ -65,6 +65,9 @@ struct run_result {
 	int term_signal; /* signal that killed the program, or 0 */
 	int interrupted; /* the last signal cdt forwarded (SIGINT, SIGTERM, ...), or 0 */
 	int no_agent;    /* the program ran but no agent attached */
+	/* CLOCK_MONOTONIC ns: cdt began, the program was started, it ended
+	 * (the arena drained); what cdt -v says of its own cost. */
+	uint64_t t_begin, t_spawn, t_end;
 };
 
 /*
