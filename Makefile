@@ -6,6 +6,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make fuzz       run the libFuzzer targets: the data-file reader, the front end (clang)
 #   make bench      overhead benchmarks (tests/bench/)
+#   make bench-real overhead on real programs and benchmark shapes (tests/bench/real/)
 #
 # Missing Debian packages are installed with apt-get when run as root;
 # otherwise the exact command is printed and the build stops.
@@ -211,6 +212,23 @@ bench: cdt $(WORK_BIN) $(GEN_BIN)
 	@echo && sh tests/bench/run.sh membound
 	@echo && sh tests/bench/tui_open.sh
 	@echo && sh tests/bench/report.sh
+
+# The overhead of every tool, and of perf record, on programs cdt's authors
+# did not write (pigz, xz, zstd, sort) and on ones written here in the
+# shapes of well-known benchmarks (tests/bench/real/run.sh; about 8 min).
+# Their packages are checked by the deps rule above, run on this list.
+BENCH_PKGS := pigz xz-utils zstd coreutils linux-perf
+REAL_SRC := $(wildcard tests/bench/real/*.c)
+REAL_BIN := $(REAL_SRC:tests/bench/real/%.c=$(B)/bench/real/%)
+$(B)/bench/real/.deps: Makefile
+	@$(MAKE) --no-print-directory B=$(B)/bench/real DEB_PKGS="$(BENCH_PKGS)" deps
+$(REAL_BIN): $(B)/bench/real/%: tests/bench/real/%.c tests/bench/real/real.h | $(B)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g $(WARN) -pthread $(if $(filter jacobi,$*),-fopenmp) -o $@ $<
+
+.PHONY: bench-real
+bench-real: cdt $(REAL_BIN) $(B)/bench/real/.deps
+	@CDT_PLAIN=$(CURDIR)/cdt BUILD=$(CURDIR)/$(B) sh tests/bench/real/run.sh
 
 # The main job: cdt comm on per-thread counters packed into one cache line
 # (false sharing), then the same counters padded (none).
