@@ -215,7 +215,7 @@ bench: cdt $(WORK_BIN) $(GEN_BIN)
 
 # The overhead of every tool, and of perf record, on programs cdt's authors
 # did not write (pigz, xz, zstd, sort) and on ones written here in the
-# shapes of well-known benchmarks (tests/bench/real/run.sh; about 8 min).
+# shapes of well-known benchmarks (tests/bench/real/run.sh; about 7 min).
 # Their packages are checked by the deps rule above, run on this list.
 BENCH_PKGS := pigz xz-utils zstd coreutils linux-perf
 REAL_SRC := $(wildcard tests/bench/real/*.c)
