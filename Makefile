@@ -5,7 +5,7 @@
 #   make demo       profile a bundled workload and print its report
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make fuzz       run the libFuzzer targets: the data-file reader, the front end (clang)
-#   make bench      overhead benchmarks (tests/bench/)
+#   make bench      overhead benchmarks and the sample clocks' costs (tests/bench/)
 #   make bench-real overhead on real programs and benchmark shapes (tests/bench/real/)
 #
 # Missing Debian packages are installed with apt-get when run as root;
@@ -210,6 +210,7 @@ bench: cdt $(WORK_BIN) $(GEN_BIN)
 	@sh tests/bench/run.sh record && echo && sh tests/bench/run.sh comm && echo && sh tests/bench/run.sh fvar
 	@echo && sh tests/bench/run.sh numa
 	@echo && sh tests/bench/run.sh membound
+	@echo && sh tests/bench/clocks.sh
 	@echo && sh tests/bench/tui_open.sh
 	@echo && sh tests/bench/report.sh
 
