@@ -84,7 +84,7 @@ static int debugcache_path(const uint8_t *bid, size_t len, char *path, size_t si
 
 int debugcache_find(const uint8_t *bid, size_t len, char **name)
 {
-	char path[4096], *dup;
+	char path[4096], *dup, magic[SELFMAG];
 	int fd;
 
 	if (debugcache_path(bid, len, path, sizeof(path)))
@@ -92,6 +92,14 @@ int debugcache_find(const uint8_t *bid, size_t len, char **name)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* Not an ELF file (a torn or foreign one): made again from the
+	 * original. */
+	if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	    memcmp(magic, ELFMAG, SELFMAG)) {
+		close(fd);
+		unlink(path);
+		return -ENOENT;
+	}
 	dup = strdup(path);
 	if (!dup) {
 		close(fd);

@@ -81,4 +81,4 @@ shape() {
 
 echo "sample clocks, $rounds rounds, medians"
 shape handoff 8 40000 10
-shape compute 2 200 5000
+shape compute 2 400 5000

@@ -3,8 +3,9 @@
  * A program that hands work between threads, as a pipeline does, and what
  * a sample clock costs it measured apart from cdt (tests/bench/clocks.sh):
  * THREADS threads pass two tokens round a ring, each handoff after
- * CHUNK_US of arithmetic, so every item blocks one thread and wakes
- * another; ITEMS items in all.  Each thread has its own sample clock:
+ * CHUNK_US of arithmetic (300 iterations of a dependent multiply-add a
+ * microsecond, a fixed count, so what a clock costs shows as time), so
+ * every item blocks one thread and wakes another; ITEMS items in all.  Each thread has its own sample clock:
  *
  *   none    no clock
  *   perf    a task-clock sampling event with sigtrap (cdt's soft source
@@ -38,7 +39,7 @@
 
 static const char *mode;
 static uint64_t period_ns;
-static long items, chunk_us;
+static long items, chunk_us, chunk_iters;
 static volatile long taken;
 static sem_t *sem; /* one a thread */
 static long nthreads;
@@ -92,14 +93,19 @@ static int clock_start(void)
 	return 0;
 }
 
+/* A fixed amount of arithmetic, so what a clock costs shows as time. */
+static void spin(long n)
+{
+	double x = 1;
+
+	for (long i = 0; i < n; i++)
+		x = x * 1.0000001 + 1e-9;
+	sink = x;
+}
+
 static void work(void)
 {
-	double x = 1, t0 = now(CLOCK_THREAD_CPUTIME_ID);
-
-	while (now(CLOCK_THREAD_CPUTIME_ID) - t0 < (double)chunk_us * 1e-6)
-		for (int i = 0; i < 200; i++)
-			x = x * 1.0000001 + 1e-9;
-	sink = x;
+	spin(chunk_iters);
 }
 
 /* Thread i works on a token, then passes it to thread i+1 and waits
@@ -145,6 +151,9 @@ int main(int argc, char **argv)
 	if (hz <= 0 || n <= 0 || items <= 0 || chunk_us <= 0)
 		return 2;
 	period_ns = 1000000000ull / (uint64_t)hz;
+	/* A fixed count, the same in every run: about a microsecond each
+	 * 300 on this project's machines. */
+	chunk_iters = chunk_us * 300;
 	sa.sa_sigaction = on_signal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigaction(SIGTRAP, &sa, NULL);
