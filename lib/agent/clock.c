@@ -50,6 +50,7 @@
 #define CLOCK_HYST_DEN 4
 /* A window shorter than this CPU time says too little about its costs. */
 #define CLOCK_WINDOW_NS 1000000ull
+#define CLOCK_POSIX_WINDOW_NS 16000000ull
 /* The governor samples a thread at least this often (10 a CPU second). */
 #define CLOCK_MAX_PERIOD_NS 100000000ull
 
@@ -98,13 +99,19 @@ static int clock_open_kind(struct agent_thread *t, int kind, uint64_t period)
 	return err;
 }
 
-/* The soft source's first clock: the one the period asks for. */
+/* The soft source's first clock. */
 static int clock_first_kind(uint64_t period)
 {
 	const struct agent_clock *c = &agent_g.cfg.clock;
 
 	if (c->kind != CLOCK_K_AUTO)
 		return (int)c->kind;
+	/* Governed, a thread starts where a switch costs nothing, and pays
+	 * for the perf clock only once a window shows it buys more samples:
+	 * a thread that hands work on every few microseconds would pay more
+	 * in its first window than in the rest of its life. */
+	if (c->budget_ppm && c->tick_ns)
+		return CLOCK_K_POSIX;
 	return c->tick_ns && period >= c->tick_ns ? CLOCK_K_POSIX : CLOCK_K_PERF;
 }
 
@@ -335,7 +342,11 @@ void clock_govern(struct agent_thread *t, uint64_t cpu)
 	uint64_t sw = t->clk.sw0, p;
 	int kind, err;
 
-	if (!c->budget_ppm || cpu < t->clk.cpu0 + CLOCK_WINDOW_NS)
+	/* A thread on the POSIX clock goes back only on a longer window's
+	 * word: a few quiet milliseconds of one that switches would have it
+	 * pay for its switches again. */
+	if (!c->budget_ppm || cpu < t->clk.cpu0 + (t->clk.kind == CLOCK_K_POSIX ?
+						   CLOCK_POSIX_WINDOW_NS : CLOCK_WINDOW_NS))
 		return;
 	clock_count_switches(t);
 	w.samples = t->st.samples - t->clk.samples0;

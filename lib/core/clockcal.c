@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -37,6 +36,7 @@
 
 #include "lib/core/cache.h"
 #include "lib/core/hash.h"
+#include "lib/wire/perf_attr.h"
 
 #define CAL_TRIALS 5
 #define CAL_SIGNALS 1000     /* signals a POSIX-clock trial sends */
@@ -104,17 +104,11 @@ static uint64_t median(uint64_t *v, size_t n)
 /* A task-clock sampling event of the calling thread, as the agent opens it. */
 static int cal_perf_open(uint64_t period)
 {
+	struct agent_event ev = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK,
+				  .period = period };
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = period;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.sigtrap = 1;
-	a.remove_on_exec = 1;
+	perf_attr_init(&ev, &a);
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
