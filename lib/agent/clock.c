@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The sample clock of each thread, and the overhead budget the agent
- * keeps by itself (agent_cfg.clock; cdt.1 DESIGN NOTES has the figures).
+ * keeps by itself (agent_cfg.clock; cdt.1, SAMPLE CLOCKS AND THE OVERHEAD
+ * BUDGET, has the figures).
  *
  * Two clocks deliver the same sample, a signal to the thread that ran,
  * on the return to user space from the interrupt that found the period
@@ -25,10 +26,11 @@
  * on exactly those two instructions is dropped too, a negligible loss.
  *
  * The governor gives each thread the most samples its share of the
- * budget buys: every AGENT_COST_EVERY samples it weighs what they cost
- * (the handler's CPU time as measured, the kernel's part and the switches
- * as calibrated) against the CPU time the thread had, and sets the
- * period, and the clock that gives the shorter one.
+ * budget buys: at a sample that ends a window of the thread's CPU time,
+ * it weighs what the window's samples cost (the handler's CPU time as
+ * measured, the kernel's part and the switches as calibrated) against the
+ * CPU time the thread had, and sets the period, and the clock that gives
+ * the shorter one (clock_choose, pure, for the unit test).
  *
  * Everything here runs in the thread itself, at its start and end and
  * from its sampling signal: system calls only.

@@ -26,7 +26,8 @@
  * The overhead budget by default, in ppm of each thread's CPU time.  5%:
  * the soft source's samples then cost the program at most 1.05x, what
  * perf's users accept of `perf record` at its defaults on bare metal,
- * and a sample rate a tool's findings still rest on (cdt.1 DESIGN NOTES).
+ * and a sample rate a tool's findings still rest on (cdt.1, SAMPLE CLOCKS
+ * AND THE OVERHEAD BUDGET).
  */
 #define RUN_DEFAULT_BUDGET_PPM 50000u
 /* A handler's CPU time until a thread has measured its own (soft source,
