@@ -448,7 +448,7 @@ static void run_clock(const struct run_opts *o, struct agent_cfg *cfg, char *why
 				 "--max-overhead)", k->budget_ppm / 1e4);
 		return;
 	}
-	if (cfg->source == SRC_SOFT && o->budget_ppm) {
+	if (cfg->source == SRC_SOFT && o->budget_ppm && !o->quiet) {
 		/* What the rate asked for costs, switches aside. */
 		uint64_t p = cfg->ev[0].period;
 		int posix = k->kind == CLOCK_K_POSIX || (k->kind == CLOCK_K_AUTO && p >= k->tick_ns);
