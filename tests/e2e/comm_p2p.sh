@@ -16,7 +16,9 @@
 #     and (2,3) would be 0 in 2% of runs.  So this run lasts 4 s: 83 and
 #     10 seen.  For Poisson counts a = (0,1), b = (2,3), a - 2.5b has mean
 #     58 and sd sqrt(a + 6.25b) = 12: 4.8 sd from failing, and b = 0 has
-#     odds e^-10.  Equal sharing gives a ratio near 1 and fails.  The pattern check weighs the cells 5:1 and skips
+#     odds e^-10.  Equal sharing gives a ratio near 1 and fails.  (Where
+#     debug traps are not delivered, comm/lib.sh gives comm a 25% budget,
+#     about 2 kHz's, and the counts are those of before, four times.)  The pattern check weighs the cells 5:1 and skips
 #     mincell, which cannot know the true ratio.
 #   - 4 pairs (8 threads on the 2 cores): only (0,1) (2,3) (4,5) (6,7).
 set -u
