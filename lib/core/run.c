@@ -994,7 +994,8 @@ static void run_usage_common(FILE *f, uint64_t soft_hz, uint64_t pmu_period)
 	fprintf(f,
 		"  -o, --output FILE     profile to write (default cdt.data, cdt.data.RANK under MPI)\n"
 		"      --source SRC      auto, pmu or soft (default auto)\n"
-		"  -F, --freq HZ         soft: samples per second per thread (default %llu)\n"
+		"  -F, --freq HZ         soft: samples per second per thread, fixed (default: at\n"
+		"                        most %llu, as the overhead budget allows)\n"
 		"  -c, --period N        pmu: sampled events between samples (default %llu);\n"
 		"                        soft: nanoseconds of CPU time between samples\n"
 		"      --max-overhead PCT  keep samples within PCT%% of each thread's CPU time\n"
