@@ -54,6 +54,9 @@ bad "--period takes a number from 1, not '0'" record --period 0 touch ran
 bad "--buffer-size takes a number from 1, not '0'" record --buffer-size 0 touch ran
 bad "--buffer-size must be a power of two" record --buffer-size 3M touch ran
 bad "--source takes auto, pmu or soft, not 'x'" record --source x touch ran
+bad "--max-overhead takes a percentage from 0 (none) to 100, not '101'" comm --max-overhead 101 touch ran
+bad "--max-overhead takes a percentage from 0 (none) to 100, not '5%'" record --max-overhead 5% touch ran
+bad "--clock takes auto, perf or posix, not 'tick'" numa --clock tick touch ran
 bad "option -o needs a value" record -o
 bad "unknown option '--nope' (cdt comm --help lists them)" comm --nope touch ran
 bad "no program to run" record
