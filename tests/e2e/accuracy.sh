@@ -5,8 +5,11 @@
 # rmw_c: arr_rmw64 rmw 8, read_d: arr_load16 load 2).  Of the memory
 # samples whose function is one of them, at least 90% must name that
 # function's array, kind and size; at least 200 such samples, and 20 in
-# each function, are expected (the run gives thousands, hundreds in the
-# least sampled function).
+# each function, are expected.  The rate is the one the overhead budget
+# sets (cdt.1), so the clock is the POSIX one wherever its tick is cheap;
+# 24 iterations (~3 s of CPU) give ~1000 samples here and >= 750 even at
+# one a 4 ms tick, with read_d, the least sampled, at ~6%: ~45, 5 sd
+# above 20.
 set -u
 
 . "$(dirname "$0")/lib/common.sh"
@@ -16,7 +19,7 @@ if [ ! -x "$W/arrays" ]; then
 	exit 77
 fi
 
-"$CDT" record -o "$tmp/a.data" "$W/arrays" 4 >"$tmp/out" 2>"$tmp/err"
+"$CDT" record -o "$tmp/a.data" "$W/arrays" 4 24 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 0 ] || fail "cdt record arrays 4: expected exit 0, got $rc; stderr: $(cat "$tmp/err")"
 "$CDT" report -i "$tmp/a.data" --csv --top 0 --view samples >"$tmp/samples.csv" 2>"$tmp/err" ||

@@ -63,13 +63,20 @@ count() {
 	awk -F'\t' -v p="$1" -v f="$2" '$1 == p && substr($2, length($2) - length(f) + 1) == f { n++ }
 		END { print n + 0 }' "$tmp/srows"
 }
-# ~1200 samples are expected for each; 100 is generous.
-n=$(count "$parent" forkexec.c)
-[ "$n" -ge 100 ] || fail "parent $parent: expected >= 100 samples in forkexec.c, found $n"
+# The rate is the overhead budget's, which depends on the machine (93
+# child samples were seen in CI, ~160 here), so the parent's count is the
+# yardstick: it works 0.6 s, the child 0.3 s before its exec and threads
+# 0.6 s after (two threads), all at one rate.  Expected: the child's half
+# the parent's, threads' as many; a quarter is over 4 sd below (of ~225
+# samples at the slowest rate, one a 4 ms tick).
+np=$(count "$parent" forkexec.c)
+[ "$np" -ge 50 ] || fail "parent $parent: expected >= 50 samples in forkexec.c (0.6 s of CPU), found $np"
 n=$(count "$child" forkexec.c)
-[ "$n" -ge 100 ] || fail "fork child $child before exec: expected >= 100 samples in forkexec.c, found $n"
+[ $((4 * n)) -ge "$np" ] ||
+	fail "fork child $child before exec: expected >= $np / 4 samples in forkexec.c (the parent's $np), found $n"
 n=$(count "$child" threads.c)
-[ "$n" -ge 100 ] || fail "exec'd program (pid $child): expected >= 100 samples in threads.c, found $n"
+[ $((4 * n)) -ge "$np" ] ||
+	fail "exec'd program (pid $child): expected >= $np / 4 samples in threads.c (the parent's $np), found $n"
 n=$(count "$parent" threads.c)
 [ "$n" -eq 0 ] || fail "parent $parent never runs threads.c, yet $n samples say it did"
 

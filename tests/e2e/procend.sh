@@ -4,7 +4,8 @@
 # program.  The processes view and one line each on stderr must say so.
 # A failed exec does not end the process's record: the badexec child has
 # no recorded exit, and samples of the work it did after the exec failed
-# (0.1 s of CPU at 1 kHz: ~100; 20 is far below).
+# (0.4 s of CPU: ~100 at one sample a 4 ms tick, the POSIX clock's
+# slowest under the overhead budget; 20 is far below).
 set -u
 . "$(dirname "$0")/lib/common.sh"
 need_workloads procend

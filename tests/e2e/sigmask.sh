@@ -6,14 +6,16 @@
 #   - in_handler + in_main hold >= 90% of the samples (with SIGTRAP
 #     blocked, the handler's samples land at raise() instead: about 50%);
 #   - in_handler's share of the two is 0.5 within 0.05 + 4 sd, sd the
-#     binomial sqrt(0.25/n) of n samples (about 1000 at 1 kHz: 0.05 + 0.063);
+#     binomial sqrt(0.25/n) of n samples; 1600 rounds (~1.4 s of CPU)
+#     give ~700 at the rate the overhead budget set here, and >= 350 at
+#     the POSIX clock's slowest, one a 4 ms tick (0.05 + 0.107 then);
 #     the 0.05 allows for the halves' costs differing a little.
 #   - none of cdt's traps was left for the program (stray_traps counted).
 set -u
 . "$(dirname "$0")/lib/common.sh"
 need_workloads sigmask
 
-"$CDT" record -q -o "$tmp/p.data" "$W/sigmask" >"$tmp/out" 2>"$tmp/err" ||
+"$CDT" record -q -o "$tmp/p.data" "$W/sigmask" 1600 >"$tmp/out" 2>"$tmp/err" ||
 	fail "cdt record sigmask: exit $?: $(tail -n 5 "$tmp/err")"
 "$CDT" report -i "$tmp/p.data" --csv --view functions --top 0 >"$tmp/f.csv" 2>"$tmp/rerr" ||
 	fail "cdt report: $(cat "$tmp/rerr")"

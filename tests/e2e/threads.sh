@@ -2,7 +2,7 @@
 # Samples reach the right threads: the workload `threads` writes the tid of
 # its main thread and of each worker; the threads view must list exactly
 # those tids in one process, thread 0 must be the main thread, and every
-# thread (each does ~0.3 s of CPU, ~300 samples at the default 1 kHz) must have
+# thread (each does ~0.3 s of CPU, ~300 samples at -F 1000) must have
 # samples, memory samples among them.  The samples view must agree with
 # the per-thread counts.  Threads are numbered in creation order, also
 # when they start running in another (threads --reverse).

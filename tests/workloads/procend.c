@@ -8,7 +8,7 @@
  *   exit     exit(3)
  *   _exit    _exit(4)
  *   badexec  execv() of a path that does not exist fails; it works on
- *            (~0.1 s of CPU) and is killed by SIGKILL
+ *            (~0.4 s of CPU) and is killed by SIGKILL
  *   daemon   forks a grandchild and exits 0 at once; the grandchild
  *            ("daemon", reparented away from the program) sleeps 5 s
  * The main process exits 0.
@@ -47,7 +47,7 @@ static pid_t child(const char *name, int how)
 		_exit(4);
 	case 2:
 		execv(argv[0], argv);
-		work(0.1);
+		work(0.4);
 		raise(SIGKILL);
 		break;
 	default:

@@ -32,7 +32,8 @@ count() {
 #    exit_status 3;
 #  - the records from before the scribbling: both pre_worker threads,
 #    with samples (their agent statistics, sent as they ended); under
-#    record, their memory samples too (>= 50 each: ~300 at 1 kHz), in
+#    record, their memory samples too (>= 50 each: ~300 at -F 1000, a rate
+#    fixed as the overhead budget's is the machine's), in
 #    mem_work; and from after it, the post_worker thread;
 #  - what was refused: rejected_records > 0 in the summary, the same total
 #    on stderr's "cdt: refused N records" line, and each reason the
@@ -43,7 +44,7 @@ scribble() {
 	tool=$1 mode=$2 data=$tmp/$1.data
 	what="cdt $tool arena_scribbler $mode"
 	rm -f "$data" "$tmp/truth"
-	ARENA_TRUTH=$tmp/truth timeout 60 "$CDT" "$tool" -o "$data" "$W/arena_scribbler" "$mode" \
+	ARENA_TRUTH=$tmp/truth timeout 60 "$CDT" "$tool" -F 1000 -o "$data" "$W/arena_scribbler" "$mode" \
 		>"$tmp/out" 2>"$tmp/err" </dev/null
 	rc=$?
 	[ "$rc" -ne 124 ] || fail "$what: hung (killed by timeout after 60 s); stderr: $(tail -c 2000 "$tmp/err")"

@@ -17,7 +17,7 @@ wait_ready() {
 # cdt_pid and the sleeper's in target.
 start_sleeper() {
 	rm -f "$tmp/out" "$1"
-	"$CDT" record -o "$1" "$W/sleeper" 2 30 >"$tmp/out" 2>"$tmp/err" </dev/null &
+	"$CDT" record -F 1000 -o "$1" "$W/sleeper" 2 30 >"$tmp/out" 2>"$tmp/err" </dev/null &
 	cdt_pid=$!
 	wait_ready "$tmp/out"
 	target=$(child_of "$cdt_pid")
@@ -31,7 +31,7 @@ start_sleeper() {
 # said why, and DATA is a readable profile saying so, with samples from
 # each of the three threads.  The sleeper says ready only once each thread
 # has used 0.25 s of CPU, however busy the machine (a fixed wait gave 22
-# samples to a thread that the scheduler starved): at 1 kHz that is 250
+# samples to a thread that the scheduler starved): at -F 1000 that is 250
 # samples or more, a Poisson sd of 16, so 50 is 12 sd below.  The summary stays in $tmp/summary, the threads
 # view in $tmp/threads.csv.  Messages start with WHAT.
 check_killed() {
@@ -46,7 +46,7 @@ check_killed() {
 		fail "$3: summary exit_status: expected $((128 + $2)), found '$(kv exit_status)'"
 	[ "$(kv ended)" = "killed by a signal" ] ||
 		fail "$3: summary ended: expected 'killed by a signal', found '$(kv ended)'"
-	# 0.5 s of three threads at 1 kHz gives ~1500; 100 is generous.
+	# 0.5 s of three threads at -F 1000 gives ~1500; 100 is generous.
 	[ "$(kv memory_samples)" -ge 100 ] 2>/dev/null ||
 		fail "$3: expected >= 100 memory samples in the profile, found '$(kv memory_samples)'"
 	"$CDT" report -i "$1" --csv --view threads >"$tmp/threads.csv" 2>"$tmp/rerr" ||
