@@ -164,14 +164,25 @@ static void table_wrap(FILE *f, const char *s, int width)
  * text column down to what still reads (TABLE_KEEP) would not be enough, whole columns are
  * left out, text ones from the right, then numbers from the right (never
  * the first column): a few readable columns read better than every one
- * cut short; then the widest text columns are cut as far as needed.
+ * cut short; then the widest text columns are cut as far as needed.  But
+ * a first column alone says nothing (a summary's keys without values), so
+ * before the last other column would go, text is cut down to TABLE_KEEP.
  * Numbers are never cut.  Returns the gap; w[] gets 0 for a column left
  * out.
  */
+/* Whether column drop is the only one shown besides the first. */
+static int table_fit_last(const size_t *w, int ncols, int drop)
+{
+	for (int c = 1; c < ncols; c++)
+		if (w[c] && c != drop)
+			return 0;
+	return 1;
+}
+
 static int table_fit(const struct table *t, size_t *w, int width)
 {
 	size_t total = 0, keep[TABLE_MAX_COLS];
-	int gap = 2;
+	int gap = 2, relaxed = 0;
 
 	for (int c = 0; c < t->ncols; c++) {
 		total += w[c] + (c ? 2 : 0);
@@ -204,6 +215,12 @@ static int table_fit(const struct table *t, size_t *w, int width)
 			for (int c = t->ncols - 1; c > 0 && drop < 0; c--)
 				if (w[c] && (pass || !t->right[c]))
 					drop = c;
+		if (drop > 0 && !relaxed && table_fit_last(w, t->ncols, drop)) {
+			for (int c = 0; c < t->ncols; c++)
+				keep[c] = TABLE_KEEP;
+			relaxed = 1;
+			continue;
+		}
 		if (drop < 0) {
 			w[0] = (size_t)width; /* one column left: cut it */
 			break;

@@ -2,9 +2,9 @@
 /*
  * Text tables (output/table.c) at a width: cells cut from the end at a
  * list or word boundary with "...", columns left out (and named) rather
- * than every one cut short, numbers never cut, no trailing spaces, "none"
- * for an empty table; and the escaping of what would drive a terminal
- * (output/textesc.c).
+ * than every one cut short, but never all but the first; numbers never
+ * cut, no trailing spaces, "none" for an empty table; and the escaping of
+ * what would drive a terminal (output/textesc.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -89,6 +89,35 @@ static void test_drop_columns(void **state)
 	table_free(&t);
 }
 
+/* A key and a long value: the value is cut, not left out, for a first
+ * column alone would show keys without what they say. */
+static void test_keep_second_column(void **state)
+{
+	static const char *const cols[] = { "key", "value", NULL };
+	struct table t;
+	char *out;
+
+	(void)state;
+	table_init(&t, NULL, cols);
+	assert_int_equal(table_row(&t), 0);
+	table_cell(&t, "%s", "source_why");
+	table_cell(&t, "%s", "no hardware PMU (bhyve guest): using soft sampling at 2 kHz at most "
+			     "(fewer to keep a 5% overhead budget: --max-overhead)");
+	assert_int_equal(table_row(&t), 0);
+	table_cell(&t, "%s", "threads");
+	table_cell(&t, "%s", "4");
+	out = render(&t, 80);
+	assert_null(strstr(out, "not shown"));
+	assert_non_null(strstr(out, "source_why no hardware PMU (bhyve guest): using soft sampling"));
+	assert_non_null(strstr(out, "...\n"));
+	assert_non_null(strstr(out, "threads    4\n"));
+	for (char *l = out; *l; l = strchr(l, '\n') + 1)
+		assert_true(strchr(l, '\n') - l <= 80);
+	no_trailing_spaces(out);
+	free(out);
+	table_free(&t);
+}
+
 static void test_empty_and_padding(void **state)
 {
 	static const char *const cols[] = { "key", "value", NULL };
@@ -141,6 +170,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cut_at_boundary),
 		cmocka_unit_test(test_drop_columns),
+		cmocka_unit_test(test_keep_second_column),
 		cmocka_unit_test(test_empty_and_padding),
 		cmocka_unit_test(test_escape),
 	};
