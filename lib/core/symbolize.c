@@ -47,7 +47,6 @@
  *    sym_forget of an unknown pid returns 0.
  *  - Errors other than -ENOENT: -EINVAL for bad arguments, -ENOMEM.
  */
-#include "lib/core/debugcache.h"
 #include "lib/core/symbolize.h"
 
 #include <dwarf.h>
@@ -62,6 +61,7 @@
 #include <unistd.h>
 
 #include "lib/core/array.h"
+#include "lib/core/debugfind.h"
 #include "lib/core/hash.h"
 
 #define BUILD_ID_MAX 20 /* rec_mmap.build_id */
@@ -176,27 +176,9 @@ struct symbolizer {
 	uint64_t pagesz;
 };
 
-/* The cache's plain copy (debugcache.h), else the standard search. */
-static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
-			      Dwarf_Addr base, const char *file_name, const char *debuglink_file,
-			      GElf_Word debuglink_crc, char **debuginfo_file_name)
-{
-	const unsigned char *bits;
-	GElf_Addr vaddr;
-	int n = dwfl_module_build_id(mod, &bits, &vaddr), fd;
-
-	if (n > 0 && (fd = debugcache_find(bits, (size_t)n, debuginfo_file_name)) >= 0)
-		return fd;
-	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					  debuglink_file, debuglink_crc, debuginfo_file_name);
-	if (fd >= 0 && n > 0)
-		debugcache_keep(bits, (size_t)n, fd);
-	return fd;
-}
-
 static const Dwfl_Callbacks sym_dwfl_cb = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = sym_find_debuginfo,
+	.find_debuginfo = debugfind_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 

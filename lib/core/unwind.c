@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lib/core/array.h"
+#include "lib/core/debugfind.h"
 
 /* DWARF register numbers of x86-64. */
 enum { DW_RBX = 3, DW_RBP = 6, DW_RSP = 7, DW_R12 = 12, DW_NREGS = 17 };
@@ -38,7 +39,7 @@ struct unwinder {
 
 static const Dwfl_Callbacks uw_dwfl_cb = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = debugfind_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 

@@ -6,7 +6,8 @@
 # compressed file and keeps a plain copy in the cache, named by the build
 # ID, with no compressed section left; the second reads the copy and
 # finds the same lines.  A copy that is not an ELF file (garbage under
-# the build ID's name) is made again.
+# the build ID's name) is made again.  Then the other places it is
+# looked for, and what is not loaded when no debuginfod server is named.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 CC=${CC:-cc}
@@ -39,9 +40,10 @@ bid=$(readelf -n "$tmp/hot" 2>/dev/null | sed -n 's/.*Build ID: *//p')
 [ -n "$bid" ] || fail "the program has no build ID"
 copy=$XDG_CACHE_HOME/cdt/debug/$bid.debug
 
-# lines RUN: the functions view's lines of hot.c.
+# lines RUN [PROG]: the functions view's lines of hot.c, PROG (in $tmp,
+# hot by default) run.
 lines() {
-	"$CDT" record -q -o "$tmp/$1.data" "$tmp/hot" >/dev/null 2>"$tmp/err" ||
+	"$CDT" record -q -o "$tmp/$1.data" "$tmp/${2:-hot}" >/dev/null 2>"$tmp/err" ||
 		fail "$1: cdt record: $(cat "$tmp/err")"
 	"$CDT" report -i "$tmp/$1.data" --csv --view functions >"$tmp/$1.csv" ||
 		fail "$1: report failed"
@@ -62,5 +64,34 @@ echo garbage >"$copy"
 n=$(lines third)
 [ "$n" -ge 1 ] || fail "third run (a broken copy): no sample at hot.c:$line"
 readelf -SW "$copy" 2>/dev/null | grep -q '\.debug_info' || fail "the broken copy was not made again"
-echo "lines found through the compressed file and through the plain copy ($copy)"
+
+# Found in .debug beside the program too (lib/core/debugfind.c looks
+# before libdw's search does), with nothing in the cache.
+mkdir -p "$tmp/sub/.debug" && cp "$tmp/hot" "$tmp/sub/hot" && cp "$tmp/hot.debug" "$tmp/sub/.debug/" ||
+	fail "cannot lay out $tmp/sub"
+rm -rf "$XDG_CACHE_HOME"
+n=$(lines sub sub/hot)
+[ "$n" -ge 1 ] || fail "debug file in .debug: no sample at hot.c:$line: $(head -n 5 "$tmp/sub.csv")"
+
+# Where DEBUGINFOD_URLS names no server, a module without debug
+# information does not make libdw load its debuginfod client (curl,
+# GnuTLS, Kerberos: 22 ms of each run); where it names one, it does
+# (else this libdw has no client, and there is nothing to test).  The
+# build ID is hot's, so no cache: it holds hot's debug file.
+cp "$tmp/hot" "$tmp/bare" && objcopy --strip-all --remove-section=.gnu_debuglink "$tmp/bare" ||
+	fail "cannot strip $tmp/bare"
+loads() {
+	env "$@" LD_DEBUG=libs XDG_CACHE_HOME="$tmp/none" DEBUGINFOD_CACHE_PATH="$tmp/dcache" \
+		DEBUGINFOD_TIMEOUT=2 \
+		"$CDT" record -q -o "$tmp/bare.data" "$tmp/bare" >/dev/null 2>"$tmp/ld" ||
+		fail "cdt record bare: $(grep -v '^ *[0-9]*:' "$tmp/ld" | head -n 5)"
+	grep -q 'libdebuginfod' "$tmp/ld"
+}
+if loads DEBUGINFOD_URLS=http://127.0.0.1:9/; then
+	! loads -u DEBUGINFOD_URLS || fail "libdebuginfod loaded with no server named"
+	! loads DEBUGINFOD_URLS= || fail "libdebuginfod loaded with DEBUGINFOD_URLS empty"
+else
+	echo "libdw here loads no debuginfod client: that check is moot"
+fi
+echo "lines found through the compressed file, the plain copy ($copy) and .debug"
 exit 0
