@@ -67,6 +67,12 @@ int cache_make_dir(const char *path)
 	return cache_mkdirs(parent);
 }
 
+static void cache_say(const char *who, const char *what, const char *path, int err)
+{
+	if (who)
+		fprintf(stderr, "%s%s %s: %s\n", who, what, path, strerror(err));
+}
+
 int cache_save(const char *path, int (*write)(FILE *f, const void *arg), const void *arg,
 	       const char *who)
 {
@@ -75,18 +81,18 @@ int cache_save(const char *path, int (*write)(FILE *f, const void *arg), const v
 	int fd, r;
 
 	if ((r = cache_make_dir(path)) < 0) {
-		fprintf(stderr, "%screating the directory of %s: %s\n", who, path, strerror(-r));
+		cache_say(who, "creating the directory of", path, -r);
 		return r;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	if ((fd = mkstemp(tmp)) < 0) {
 		r = -errno;
-		fprintf(stderr, "%screating %s: %s\n", who, tmp, strerror(errno));
+		cache_say(who, "creating", tmp, errno);
 		return r;
 	}
 	if (!(f = fdopen(fd, "w"))) {
 		r = -errno;
-		fprintf(stderr, "%sfdopen %s: %s\n", who, tmp, strerror(errno));
+		cache_say(who, "fdopen", tmp, errno);
 		close(fd);
 		goto out;
 	}
@@ -94,12 +100,12 @@ int cache_save(const char *path, int (*write)(FILE *f, const void *arg), const v
 	if (fclose(f) != 0 && !r)
 		r = -errno;
 	if (r < 0) {
-		fprintf(stderr, "%swriting %s: %s\n", who, tmp, strerror(-r));
+		cache_say(who, "writing", tmp, -r);
 		goto out;
 	}
 	if (rename(tmp, path) < 0) {
 		r = -errno;
-		fprintf(stderr, "%srenaming %s to %s: %s\n", who, tmp, path, strerror(errno));
+		cache_say(who, "renaming", tmp, errno);
 		goto out;
 	}
 	return 0;

@@ -21,7 +21,8 @@ int cache_make_dir(const char *path);
  * Write path (in the cache directory or anywhere) through write(f, arg)
  * into a temporary file renamed over it, so a reader never sees half of
  * one; its directory is made (cache_make_dir).  0, or a
- * negative errno with what failed said on stderr after `who`.
+ * negative errno with what failed said on stderr after `who` (unless
+ * who is NULL).
  */
 int cache_save(const char *path, int (*write)(FILE *f, const void *arg), const void *arg,
 	       const char *who);

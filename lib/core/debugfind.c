@@ -15,6 +15,7 @@
  */
 #include "lib/core/debugfind.h"
 
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -104,4 +105,27 @@ int debugfind_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
 	if (fd >= 0 && n > 0 && !alt)
 		debugcache_keep(bits, (size_t)n, fd);
 	return fd;
+}
+
+bool debugfind_possible(Dwfl_Module *mod, const char *file)
+{
+	const unsigned char *bits;
+	const char *urls = getenv("DEBUGINFOD_URLS"), *link = NULL;
+	char *name = NULL;
+	GElf_Addr vaddr;
+	GElf_Word crc;
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	int n = dwfl_module_build_id(mod, &bits, &vaddr), fd;
+
+	if (urls && *urls)
+		return true;
+	if (n > 0 && (fd = debugcache_find(bits, (size_t)n, &name)) >= 0) {
+		close(fd);
+		free(name);
+		return true;
+	}
+	if (elf)
+		link = dwelf_elf_gnu_debuglink(elf, &crc);
+	return debugfind_local(bits, n, file, link);
 }

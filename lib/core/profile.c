@@ -882,6 +882,8 @@ int profile_symbolize(struct profile *p, char *warn, size_t warnlen)
 		snprintf(warn, warnlen, "%u module%s changed on disk since the run (%s): "
 			 "their addresses are left unsymbolized", nstale,
 			 nstale > 1 ? "s" : "", stale);
+	if (!err)
+		sym_save(s);
 	sym_destroy(s);
 	return err;
 }

@@ -18,7 +18,10 @@
  * dwfl_module_getsrc, which also finds separate debuginfo
  * (/usr/lib/debug/.build-id) through the standard callbacks, or from the
  * compile units' own ranges when the file has no .debug_aranges (clang).
- * Code lookups are memoized per (file, address).
+ * Code lookups are memoized per (file, address).  A file with a build ID
+ * keeps its tables, lines and call sites for the next run (symcache.h):
+ * loaded on its first lookup instead of its symbol table, written by
+ * sym_save.
  *
  * Semantics callers may rely on:
  *  - Returned strings are interned: equal strings are equal pointers, valid
@@ -63,6 +66,7 @@
 #include "lib/core/array.h"
 #include "lib/core/debugfind.h"
 #include "lib/core/hash.h"
+#include "lib/core/symcache.h"
 
 #define BUILD_ID_MAX 20 /* rec_mmap.build_id */
 
@@ -129,6 +133,12 @@ struct sym_file {
 	uint64_t ext_lo, ext_hi; /* page-rounded extent of all PT_LOADs */
 	bool tables;             /* code/data built */
 	struct sym_table code, data;
+	/* Kept between runs (symcache.h), for files with a build ID. */
+	bool cache_read;     /* symcache_load tried */
+	bool cache_tables;   /* code/data came from it */
+	bool cache_dirty;    /* records to save */
+	struct symcache cache;
+	struct hash lines_ix; /* over cache.v's lines and sites, by (address, kind) */
 	bool cus; /* cu/dw built */
 	struct cu_range *cu;
 	size_t ncu;
@@ -423,6 +433,140 @@ static uint64_t section_end(Elf *elf, GElf_Word shndx, Dwarf_Addr bias,
 	return sh->sh_addr + sh->sh_size + bias;
 }
 
+/* ---- results kept between runs (symcache.h) ---- */
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct symcache_rec *x = *(const struct symcache_rec *const *)a;
+	const struct symcache_rec *y = *(const struct symcache_rec *const *)b;
+
+	return (x->a > y->a) - (x->a < y->a);
+}
+
+/* Table t from the kept symbols of one kind, as table_build left them. */
+static int table_load(struct symbolizer *s, const struct symcache *c, char kind,
+		      struct sym_table *t)
+{
+	const struct symcache_rec **r;
+	size_t n = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		n += c->v[i].kind == kind;
+	if (!n)
+		return 0;
+	r = malloc(n * sizeof(*r));
+	t->e = malloc(n * sizeof(*t->e));
+	t->maxend = malloc(n * sizeof(*t->maxend));
+	if (!r || !t->e || !t->maxend) {
+		err = -ENOMEM;
+		goto out;
+	}
+	n = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].kind == kind)
+			r[n++] = &c->v[i];
+	qsort(r, n, sizeof(*r), rec_cmp);
+	for (size_t i = 0; i < n; i++) {
+		struct sym_ent *e = &t->e[i];
+
+		e->name = str_intern(&s->str, r[i]->text);
+		if (!e->name) {
+			err = -ENOMEM;
+			goto out;
+		}
+		e->start = r[i]->a;
+		e->size = r[i]->b;
+		e->end = e->start + (e->size ? e->size : 1);
+		if (e->end < e->start) {
+			err = -EINVAL; /* a damaged record */
+			goto out;
+		}
+		t->maxend[i] = i && t->maxend[i - 1] > e->end ? t->maxend[i - 1] : e->end;
+	}
+	t->n = n;
+out:
+	free(r);
+	return err;
+}
+
+/*
+ * The file's kept records, if they were made from the debug file that
+ * would be used now (or, made without one, none could be found now):
+ * its tables from them, and its lines and sites indexed.  What is not
+ * kept, or not valid, leaves f as it was; only ENOMEM is an error.
+ */
+static int file_cache_load(struct symbolizer *s, struct sym_file *f)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(f->mod, &bits, &vaddr), err = 0;
+
+	if (f->cache_read || n <= 0)
+		return 0;
+	f->cache_read = true;
+	err = symcache_load(&f->cache, bits, (size_t)n);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	if (!symcache_debug_same(&f->cache) ||
+	    (!f->cache.debug && debugfind_possible(f->mod, f->path)))
+		goto drop;
+	for (size_t i = 0; i < f->cache.n; i++) {
+		const struct symcache_rec *r = &f->cache.v[i];
+
+		if ((r->kind == SYMCACHE_LINE || r->kind == SYMCACHE_SITE) &&
+		    (err = hash_add(&f->lines_ix, hash_mix(r->a, (uint64_t)r->kind), i)))
+			goto drop;
+	}
+	err = table_load(s, &f->cache, SYMCACHE_CODE, &f->code);
+	if (!err)
+		err = table_load(s, &f->cache, SYMCACHE_DATA, &f->data);
+	if (err)
+		goto drop;
+	f->tables = f->cache_tables = true;
+	return 0;
+drop:
+	table_free(&f->code);
+	table_free(&f->data);
+	hash_free(&f->lines_ix);
+	symcache_free(&f->cache);
+	return err == -ENOMEM ? err : 0;
+}
+
+/* The kept line or site (kind) of module address v; false if none. */
+static bool file_cache_line(struct symbolizer *s, struct sym_file *f, char kind, uint64_t v,
+			    const char **src, uint32_t *line, int *err)
+{
+	*err = 0;
+	for (size_t c = 0, i; (i = hash_walk(&f->lines_ix, hash_mix(v, (uint64_t)kind), &c)) != HASH_NONE;) {
+		const struct symcache_rec *r = &f->cache.v[i];
+
+		if (r->kind != kind || r->a != v)
+			continue;
+		*src = r->text ? str_intern(&s->str, r->text) : NULL;
+		if (r->text && !*src)
+			*err = -ENOMEM;
+		*line = *src ? (uint32_t)r->b : 0;
+		return true;
+	}
+	return false;
+}
+
+/* Keep a line or site just resolved (src interned, or NULL). */
+static int file_cache_add(struct sym_file *f, char kind, uint64_t v, const char *src, uint32_t line)
+{
+	size_t i = f->cache.n;
+	int err;
+
+	if (!f->cache_read || f->cache.nlines >= SYMCACHE_MAX_LINES)
+		return 0; /* no build ID, or enough kept */
+	err = symcache_add(&f->cache, kind, v, src ? line : 0, src);
+	if (!err && f->cache.n > i)
+		err = hash_add(&f->lines_ix, hash_mix(v, (uint64_t)kind), i);
+	f->cache_dirty = true;
+	return err;
+}
+
 static int file_tables(struct symbolizer *s, struct sym_file *f)
 {
 	struct cand_vec code = { 0 }, data = { 0 };
@@ -430,6 +574,9 @@ static int file_tables(struct symbolizer *s, struct sym_file *f)
 
 	if (f->tables)
 		return 0;
+	err = file_cache_load(s, f);
+	if (err || f->tables)
+		return err;
 	/* No symbol table at all is not an error: nothing will resolve. */
 	n = dwfl_module_getsymtab(f->mod);
 	for (int i = 1; i < n; i++) {
@@ -470,7 +617,7 @@ static int file_tables(struct symbolizer *s, struct sym_file *f)
 	if (!err)
 		err = table_build(s, &data, false, &f->data);
 	if (!err)
-		f->tables = true;
+		f->tables = f->cache_dirty = true;
 out:
 	if (err) {
 		table_free(&f->code);
@@ -503,6 +650,9 @@ static void file_close(struct sym_file *f)
 	table_free(&f->code);
 	table_free(&f->data);
 	f->tables = false;
+	symcache_free(&f->cache);
+	hash_free(&f->lines_ix);
+	f->cache_read = f->cache_tables = f->cache_dirty = false;
 	free(f->cu);
 	f->cu = NULL;
 	f->ncu = 0;
@@ -1010,7 +1160,26 @@ static int code_resolve(struct symbolizer *s, struct sym_file *f, uint64_t v,
 		m->size = e->size;
 	}
 	/* The module sits at its link-time addresses, so v is a module address. */
-	return code_line(s, f, v, m);
+	if (file_cache_line(s, f, SYMCACHE_LINE, v, &m->src, &m->line, &err))
+		return err;
+	err = code_line(s, f, v, m);
+	if (!err)
+		err = file_cache_add(f, SYMCACHE_LINE, v, m->src, m->line);
+	return err;
+}
+
+/* code_site, through the records kept between runs. */
+static int code_site_kept(struct symbolizer *s, struct sym_file *f, uint64_t v, const char **src,
+			  uint32_t *line)
+{
+	int err;
+
+	if (file_cache_line(s, f, SYMCACHE_SITE, v, src, line, &err))
+		return err;
+	err = code_site(s, f, v, src, line);
+	if (!err)
+		err = file_cache_add(f, SYMCACHE_SITE, v, *src, *line);
+	return err;
 }
 
 static int memo_get(struct symbolizer *s, struct sym_file *f, uint64_t v,
@@ -1233,7 +1402,7 @@ int sym_site(struct symbolizer *s, uint32_t pid, uint64_t addr, struct sym_info 
 	in = sym_lookup(s, pid, addr, &where);
 	if (!in)
 		return -ENOENT;
-	err = code_site(s, in->f, addr - in->bias, &src, &line);
+	err = code_site_kept(s, in->f, addr - in->bias, &src, &line);
 	if (!err && src) {
 		out->file = src;
 		out->line = line;
@@ -1263,6 +1432,41 @@ int sym_data(struct symbolizer *s, uint32_t pid, uint64_t addr,
 	out->start = e->start + in->bias;
 	out->size = e->size;
 	return 0;
+}
+
+/* The symbols of a file whose tables were built here, as records. */
+static int file_cache_tables(struct sym_file *f)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < f->code.n; i++)
+		err = symcache_add(&f->cache, SYMCACHE_CODE, f->code.e[i].start, f->code.e[i].size,
+				   f->code.e[i].name);
+	for (size_t i = 0; !err && i < f->data.n; i++)
+		err = symcache_add(&f->cache, SYMCACHE_DATA, f->data.e[i].start, f->data.e[i].size,
+				   f->data.e[i].name);
+	return err;
+}
+
+void sym_save(struct symbolizer *s)
+{
+	for (struct sym_file *f = s ? s->files : NULL; f; f = f->next) {
+		const unsigned char *bits;
+		const char *mainf = NULL, *debug = NULL;
+		GElf_Addr vaddr;
+		int n;
+
+		if (f->state != FS_OK || !f->cache_read || !f->cache_dirty || !f->tables ||
+		    (n = dwfl_module_build_id(f->mod, &bits, &vaddr)) <= 0)
+			continue;
+		if (!f->cache_tables && file_cache_tables(f))
+			continue;
+		dwfl_module_info(f->mod, NULL, NULL, NULL, NULL, NULL, &mainf, &debug);
+		/* Debug information in the file itself is the build ID's. */
+		if (debug && mainf && !strcmp(debug, mainf))
+			debug = NULL;
+		symcache_save(&f->cache, bits, (size_t)n, debug);
+	}
 }
 
 unsigned sym_stale(const struct symbolizer *s, const char **first)

@@ -46,6 +46,10 @@ int sym_site(struct symbolizer *s, uint32_t pid, uint64_t addr, struct sym_info 
 int sym_data(struct symbolizer *s, uint32_t pid, uint64_t addr,
 	     struct sym_info *out);
 
+/* Keep what was resolved for the next run (symcache.h); a failure only
+ * leaves that run to resolve it again. */
+void sym_save(struct symbolizer *s);
+
 /* Modules whose build-id did not match, for the user: count and first path. */
 unsigned sym_stale(const struct symbolizer *s, const char **first);
 

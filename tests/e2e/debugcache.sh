@@ -43,6 +43,8 @@ copy=$XDG_CACHE_HOME/cdt/debug/$bid.debug
 # lines RUN [PROG]: the functions view's lines of hot.c, PROG (in $tmp,
 # hot by default) run.
 lines() {
+	# Symbols kept between runs (symcache.c) would spare the debug file.
+	rm -rf "$XDG_CACHE_HOME/cdt/sym"
 	"$CDT" record -q -o "$tmp/$1.data" "$tmp/${2:-hot}" >/dev/null 2>"$tmp/err" ||
 		fail "$1: cdt record: $(cat "$tmp/err")"
 	"$CDT" report -i "$tmp/$1.data" --csv --view functions >"$tmp/$1.csv" ||
@@ -81,6 +83,7 @@ n=$(lines sub sub/hot)
 cp "$tmp/hot" "$tmp/bare" && objcopy --strip-all --remove-section=.gnu_debuglink "$tmp/bare" ||
 	fail "cannot strip $tmp/bare"
 loads() {
+	rm -rf "$tmp/none" # nothing kept: symbols from the cache need no search
 	env "$@" LD_DEBUG=libs XDG_CACHE_HOME="$tmp/none" DEBUGINFOD_CACHE_PATH="$tmp/dcache" \
 		DEBUGINFOD_TIMEOUT=2 \
 		"$CDT" record -q -o "$tmp/bare.data" "$tmp/bare" >/dev/null 2>"$tmp/ld" ||
