@@ -38,7 +38,7 @@ PC_CFLAGS = $(shell pkg-config --cflags $(PKG_LIBS) 2>/dev/null)
 PC_LIBS   = $(shell pkg-config --libs $(PKG_LIBS) 2>/dev/null)
 # Includes name their folder from the top: "lib/core/profile.h", "output/table.h".
 CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(DEPFLAGS) -I. -DCDT_VERSION='"$(VERSION)"' $(PC_CFLAGS) $(CFLAGS)
-LIBS = $(PC_LIBS) -lpfm -lZydis -lnuma -lstdc++ -lm $(LDLIBS)
+LIBS = $(PC_LIBS) -lpfm -lZydis -lnuma -lm $(LDLIBS)
 
 # The layers of lib/ (lib/README).  A tool is a folder lib/tools/NAME/:
 # its descriptor tool.c and the table tools.c go into both images, its

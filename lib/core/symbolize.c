@@ -52,6 +52,7 @@
  */
 #include "lib/core/symbolize.h"
 
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -315,8 +316,26 @@ static int cand_push(struct cand_vec *cv, const struct sym_cand *c)
 	return 0;
 }
 
-/* libstdc++'s demangler: the one g++'s names are made for. */
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+/*
+ * libstdc++'s demangler, the one g++'s names are made for, loaded at the
+ * first mangled name: linked, libstdc++ cost every start of cdt 3 ms
+ * here, and most runs take their names from kept symbols (symcache.h).
+ * Without it names stay mangled.
+ */
+static char *sym_demangle(const char *name, int *status)
+{
+	static char *(*demangle)(const char *, char *, size_t *, int *);
+	static bool tried;
+
+	if (!tried) {
+		void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+		tried = true;
+		if (lib)
+			*(void **)&demangle = dlsym(lib, "__cxa_demangle");
+	}
+	return demangle ? demangle(name, NULL, NULL, status) : NULL;
+}
 
 /* A C++ name as people write it, interned; other names as they are. */
 static const char *sym_name_intern(struct symbolizer *s, const char *name)
@@ -327,7 +346,7 @@ static const char *sym_name_intern(struct symbolizer *s, const char *name)
 
 	if (strncmp(name, "_Z", 2))
 		return str_intern(&s->str, name);
-	d = __cxa_demangle(name, NULL, NULL, &status);
+	d = sym_demangle(name, &status);
 	r = str_intern(&s->str, status == 0 && d ? d : name);
 	free(d);
 	return r;

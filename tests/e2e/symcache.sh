@@ -13,7 +13,8 @@
 set -u
 . "$(dirname "$0")/lib/common.sh"
 need_workloads arrays heapname
-command -v setarch >/dev/null || { echo "skip: needs setarch (util-linux)"; exit 77; }
+command -v setarch >/dev/null && command -v readelf >/dev/null ||
+	{ echo "skip: needs setarch (util-linux) and readelf (binutils)"; exit 77; }
 export XDG_CACHE_HOME="$tmp/cache"
 kept=$XDG_CACHE_HOME/cdt/sym
 
