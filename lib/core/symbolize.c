@@ -577,13 +577,13 @@ static int file_cache_add(struct sym_file *f, char kind, uint64_t v, const char 
 	size_t i = f->cache.n;
 	int err;
 
-	if (!f->cache_read || f->cache.nlines >= SYMCACHE_MAX_LINES)
-		return 0; /* no build ID, or enough kept */
+	if (!f->cache_read)
+		return 0; /* no build ID */
 	err = symcache_add(&f->cache, kind, v, src ? line : 0, src);
-	if (!err && f->cache.n > i)
-		err = hash_add(&f->lines_ix, hash_mix(v, (uint64_t)kind), i);
+	if (err || f->cache.n == i)
+		return err; /* or enough kept already */
 	f->cache_dirty = true;
-	return err;
+	return hash_add(&f->lines_ix, hash_mix(v, (uint64_t)kind), i);
 }
 
 static int file_tables(struct symbolizer *s, struct sym_file *f)
