@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,6 +31,20 @@ int cache_path(const char *name, char *buf, size_t len)
 		return r;
 	n = snprintf(buf, len, "%s/%s", dir, name);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int cache_bid_path(const char *dir, const uint8_t *bid, size_t n, const char *ext, char *buf,
+		   size_t len)
+{
+	char hex[2 * 64 + 1], rel[256];
+
+	if (!n || n > 64)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+	if (snprintf(rel, sizeof(rel), "%s/%s.%s", dir, hex, ext) >= (int)sizeof(rel))
+		return -ENAMETOOLONG;
+	return cache_path(rel, buf, len);
 }
 
 /* mkdir -p of dir, private (a cache of this user's). */

@@ -8,12 +8,17 @@
 #define CDT_CACHE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* The cache directory; -ENOENT without XDG_CACHE_HOME or HOME. */
 int cache_dir(char *buf, size_t len);
 /* The path of the cache file `name`. */
 int cache_path(const char *name, char *buf, size_t len);
+/* The path of the cache file DIR/HEX.EXT kept for build ID bid (n bytes,
+ * 1 to 64). */
+int cache_bid_path(const char *dir, const uint8_t *bid, size_t n, const char *ext, char *buf,
+		   size_t len);
 /* Make the directory of path (private) when path is in the cache; 0 or
  * a negative errno. */
 int cache_make_dir(const char *path);

@@ -69,25 +69,12 @@ static int debugcache_plain(int fd, int tmpfd)
 	return err;
 }
 
-/* The cache file of build ID bid. */
-static int debugcache_path(const uint8_t *bid, size_t len, char *path, size_t size)
-{
-	char hex[2 * 64 + 1], rel[160];
-
-	if (!len || len > 64)
-		return -EINVAL;
-	for (size_t i = 0; i < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
-	snprintf(rel, sizeof(rel), "debug/%s.debug", hex);
-	return cache_path(rel, path, size);
-}
-
 int debugcache_find(const uint8_t *bid, size_t len, char **name)
 {
 	char path[4096], *dup, magic[SELFMAG];
 	int fd;
 
-	if (debugcache_path(bid, len, path, sizeof(path)))
+	if (cache_bid_path("debug", bid, len, "debug", path, sizeof(path)))
 		return -ENOENT;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -115,7 +102,7 @@ void debugcache_keep(const uint8_t *bid, size_t len, int fd)
 	char path[4096], tmp[4096 + 16];
 	int tmpfd;
 
-	if (debugcache_path(bid, len, path, sizeof(path)) || !debugcache_compressed(fd) ||
+	if (cache_bid_path("debug", bid, len, "debug", path, sizeof(path)) || !debugcache_compressed(fd) ||
 	    cache_make_dir(path))
 		return;
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);

@@ -556,8 +556,10 @@ drop:
 static bool file_cache_line(struct symbolizer *s, struct sym_file *f, char kind, uint64_t v,
 			    const char **src, uint32_t *line, int *err)
 {
+	uint64_t hv = hash_mix(v, (uint64_t)kind);
+
 	*err = 0;
-	for (size_t c = 0, i; (i = hash_walk(&f->lines_ix, hash_mix(v, (uint64_t)kind), &c)) != HASH_NONE;) {
+	for (size_t c = 0, i; (i = hash_walk(&f->lines_ix, hv, &c)) != HASH_NONE;) {
 		const struct symcache_rec *r = &f->cache.v[i];
 
 		if (r->kind != kind || r->a != v)

@@ -35,18 +35,6 @@
 /* Far beyond SYMCACHE_MAX_LINES records and any symbol table. */
 #define SYMCACHE_MAX_BYTES (64u << 20)
 
-static int symcache_path(const uint8_t *bid, size_t len, char *path, size_t size)
-{
-	char hex[2 * 64 + 1], rel[160];
-
-	if (!len || len > 64)
-		return -EINVAL;
-	for (size_t i = 0; i < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
-	snprintf(rel, sizeof(rel), "sym/%s.txt", hex);
-	return cache_path(rel, path, size);
-}
-
 /* A hex number at *p ending at a space or the end; *p moves past both. */
 static int symcache_num(char **p, uint64_t *out)
 {
@@ -109,7 +97,7 @@ int symcache_load(struct symcache *c, const uint8_t *bid, size_t len)
 	ssize_t got = 0;
 	int fd, err, i = 0;
 
-	err = symcache_path(bid, len, path, sizeof(path));
+	err = cache_bid_path("sym", bid, len, "txt", path, sizeof(path));
 	if (err)
 		return err;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -217,7 +205,7 @@ int symcache_save(const struct symcache *c, const uint8_t *bid, size_t len, cons
 	struct symcache_out o = { c, debug, NULL };
 	char path[4096];
 	struct stat st;
-	int err = symcache_path(bid, len, path, sizeof(path));
+	int err = cache_bid_path("sym", bid, len, "txt", path, sizeof(path));
 
 	if (err)
 		return err;
