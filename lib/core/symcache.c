@@ -8,7 +8,8 @@
  * change while the build ID and the debug file are the same.  The file
  * is text, one record a line:
  *
- *   cdt-symcache 1 VERSION        (cdt's: a new cdt may name differently)
+ *   cdt-symcache 1 VERSION BUILD  (cdt's version and its own build ID:
+ *                                 another build of cdt may name otherwise)
  *   debug -                       or   debug SIZE MTIME_NS PATH
  *   c START SIZE NAME             a function symbol, as symbolize.c chose
  *   d START SIZE NAME             an object symbol
@@ -21,7 +22,9 @@
 #include "lib/core/symcache.h"
 
 #include <errno.h>
+#include <elf.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +34,50 @@
 #include "lib/core/array.h"
 #include "lib/core/cache.h"
 
-#define SYMCACHE_HEAD "cdt-symcache 1 " CDT_VERSION
+#define SYMCACHE_HEAD "cdt-symcache 1 " CDT_VERSION " "
 /* Far beyond SYMCACHE_MAX_LINES records and any symbol table. */
 #define SYMCACHE_MAX_BYTES (64u << 20)
+
+static int symcache_self_note(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	char *hex = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+			const unsigned char *desc = (const unsigned char *)p + sizeof(*n) +
+						    ((n->n_namesz + 3) & ~3u);
+
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*n), "GNU", 4) && n->n_descsz <= 64) {
+				for (size_t k = 0; k < n->n_descsz; k++)
+					snprintf(hex + 2 * k, 3, "%02x", desc[k]);
+				return 1;
+			}
+			p = (const char *)desc + ((n->n_descsz + 3) & ~3u);
+		}
+	}
+	return 1; /* the first object is the program: cdt */
+}
+
+/* The header: this format, this cdt and this build of it. */
+static const char *symcache_head(void)
+{
+	static char head[sizeof(SYMCACHE_HEAD) + 2 * 64];
+	char hex[2 * 64 + 1] = "-";
+
+	if (!head[0]) {
+		dl_iterate_phdr(symcache_self_note, hex);
+		snprintf(head, sizeof(head), "%s%s", SYMCACHE_HEAD, hex);
+	}
+	return head;
+}
 
 /* A hex number at *p ending at a space or the end; *p moves past both. */
 static int symcache_num(char **p, uint64_t *out)
@@ -134,7 +178,7 @@ int symcache_load(struct symcache *c, const uint8_t *bid, size_t len)
 		if (next)
 			*next++ = '\0';
 		if (i == 0)
-			err = strcmp(line, SYMCACHE_HEAD) ? -EINVAL : 0;
+			err = strcmp(line, symcache_head()) ? -EINVAL : 0;
 		else if (i == 1)
 			err = symcache_parse_debug(c, line);
 		else
@@ -183,7 +227,7 @@ static int symcache_write(FILE *f, const void *arg)
 {
 	const struct symcache_out *o = arg;
 
-	fprintf(f, "%s\n", SYMCACHE_HEAD);
+	fprintf(f, "%s\n", symcache_head());
 	if (o->debug)
 		fprintf(f, "debug %llx %llx %s\n", (unsigned long long)o->st->st_size,
 			(unsigned long long)o->st->st_mtim.tv_sec * 1000000000ull +

@@ -5,7 +5,8 @@
  * symbols, and the source lines and inlined call sites of the addresses
  * looked up so far.  A file is named by its build ID, so it describes
  * that binary only; the debug file the records came from is recorded
- * too, and symbolize.c checks that it is the one that would be used now.
+ * too, and symbolize.c checks that it is the one that would be used now;
+ * and the build of cdt that made it, which alone reads it.
  */
 #ifndef CDT_SYMCACHE_H
 #define CDT_SYMCACHE_H

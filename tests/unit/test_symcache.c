@@ -2,9 +2,9 @@
 /*
  * Symbols kept between runs (lib/core/symcache.c): records round-trip
  * with the debug file's identity; a changed or vanished debug file, a
- * file of another version, a torn one and a bad record are refused; a
- * name with a newline is never written; line records stop at
- * SYMCACHE_MAX_LINES.
+ * file of another version or build of cdt, a torn one and a bad record
+ * are refused; a name with a newline is never written; line records
+ * stop at SYMCACHE_MAX_LINES.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -107,33 +107,57 @@ static void round_trip(void **state)
 
 static void refused(void **state)
 {
-	static const char *const bad[] = {
+	/* Whole files, then what follows this build's own first line. */
+	static const char *const bad_files[] = {
 		"",
 		"garbage\n",
-		"cdt-symcache 0 " CDT_VERSION "\ndebug -\n",        /* another format */
-		"cdt-symcache 1 0.0.0-other\ndebug -\n",            /* another cdt */
-		"cdt-symcache 1 " CDT_VERSION "\n",                 /* no debug line */
-		"cdt-symcache 1 " CDT_VERSION "\ndebug -\nc 10 4 main", /* torn */
-		"cdt-symcache 1 " CDT_VERSION "\ndebug -\nc 10 4\n",    /* no name */
-		"cdt-symcache 1 " CDT_VERSION "\ndebug -\nc 10 -4 f\n",
-		"cdt-symcache 1 " CDT_VERSION "\ndebug -\nc 1x 4 f\n",
-		"cdt-symcache 1 " CDT_VERSION "\ndebug -\nl 10 100000000 f.c\n", /* line > 32 bits */
-		"cdt-symcache 1 " CDT_VERSION "\ndebug -\nq 10 4 f\n",
-		"cdt-symcache 1 " CDT_VERSION "\ndebug 10 20 relative/path\n",
-		"cdt-symcache 1 " CDT_VERSION "\ndebug -\nc 10000000000000000 4 f\n",
+		"cdt-symcache 0 " CDT_VERSION " 00\ndebug -\n", /* another format */
+		"cdt-symcache 1 0.0.0-other 00\ndebug -\n",    /* another cdt */
+	};
+	static const char *const bad_after_head[] = {
+		"",                     /* no debug line */
+		"debug -\nc 10 4 main", /* torn */
+		"debug -\nc 10 4\n",    /* no name */
+		"debug -\nc 10 -4 f\n",
+		"debug -\nc 1x 4 f\n",
+		"debug -\nl 10 100000000 f.c\n", /* line > 32 bits */
+		"debug -\nq 10 4 f\n",
+		"debug 10 20 relative/path\n",
+		"debug -\nc 10000000000000000 4 f\n",
 	};
 	struct symcache c = { 0 };
+	char head[256], text[512];
+	FILE *f;
 
 	(void)state;
 	assert_int_equal(symcache_add(&c, SYMCACHE_CODE, 0x10, 4, "main"), 0);
-	assert_int_equal(symcache_save(&c, bid, sizeof(bid), NULL), 0); /* makes the directory */
+	assert_int_equal(symcache_save(&c, bid, sizeof(bid), NULL), 0);
 	symcache_free(&c);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		write_file(path, bad[i]);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(head, sizeof(head), f));
+	fclose(f);
+	/* The build's own identity follows the version. */
+	assert_int_equal(strncmp(head, "cdt-symcache 1 " CDT_VERSION " ", 16 + strlen(CDT_VERSION)), 0);
+	for (size_t i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++) {
+		write_file(path, bad_files[i]);
 		assert_int_equal(symcache_load(&c, bid, sizeof(bid)), -EINVAL);
 		assert_null(c.v);
 		assert_null(c.buf);
 	}
+	for (size_t i = 0; i < sizeof(bad_after_head) / sizeof(bad_after_head[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s", head, bad_after_head[i]);
+		write_file(path, text);
+		assert_int_equal(symcache_load(&c, bid, sizeof(bid)), -EINVAL);
+		assert_null(c.v);
+		assert_null(c.buf);
+	}
+	/* The same head with good records loads: the cases above fail by them. */
+	snprintf(text, sizeof(text), "%sdebug -\nc 10 4 main\nl 12 9\n", head);
+	write_file(path, text);
+	assert_int_equal(symcache_load(&c, bid, sizeof(bid)), 0);
+	assert_int_equal(c.n, 2);
+	symcache_free(&c);
 	/* A newline would end a record early: not written. */
 	assert_int_equal(symcache_add(&c, SYMCACHE_CODE, 0x10, 4, "two\nlines"), 0);
 	assert_int_equal(symcache_save(&c, bid, sizeof(bid), NULL), -EINVAL);
