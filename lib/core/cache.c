@@ -33,6 +33,13 @@ int cache_path(const char *name, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+void cache_bid_hex(const uint8_t *bid, size_t n, char *hex)
+{
+	hex[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+}
+
 int cache_bid_path(const char *dir, const uint8_t *bid, size_t n, const char *ext, char *buf,
 		   size_t len)
 {
@@ -40,8 +47,7 @@ int cache_bid_path(const char *dir, const uint8_t *bid, size_t n, const char *ex
 
 	if (!n || n > 64)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+	cache_bid_hex(bid, n, hex);
 	if (snprintf(rel, sizeof(rel), "%s/%s.%s", dir, hex, ext) >= (int)sizeof(rel))
 		return -ENAMETOOLONG;
 	return cache_path(rel, buf, len);

@@ -15,6 +15,8 @@
 int cache_dir(char *buf, size_t len);
 /* The path of the cache file `name`. */
 int cache_path(const char *name, char *buf, size_t len);
+/* Build ID bid (n bytes, 1 to 64) in hex, into hex[2 * n + 1]. */
+void cache_bid_hex(const uint8_t *bid, size_t n, char *hex);
 /* The path of the cache file DIR/HEX.EXT kept for build ID bid (n bytes,
  * 1 to 64). */
 int cache_bid_path(const char *dir, const uint8_t *bid, size_t n, const char *ext, char *buf,

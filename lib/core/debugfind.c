@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/core/cache.h"
 #include "lib/core/debugcache.h"
 
 /* libdwfl's default debuginfo_path: beside the file, in .debug there,
@@ -46,8 +47,7 @@ static bool debugfind_local(const unsigned char *bid, int n, const char *file, c
 	bool found = false;
 
 	if (n > 1 && n <= 64) {
-		for (int i = 0; i < n; i++)
-			snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+		cache_bid_hex(bid, (size_t)n, hex);
 		if (debugfind_exists(DEBUGFIND_ROOT "/.build-id/%.2s/%s.debug", hex, hex + 2))
 			return true;
 	}

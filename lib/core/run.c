@@ -680,10 +680,8 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 	uint64_t start_rt, dropped, dropped_bytes;
 	uint32_t agents;
 	int err, wst = 0, exec_err = 0, masked = 0;
-	uint64_t begin = res->t_begin;
 
 	memset(res, 0, sizeof(*res));
-	res->t_begin = begin;
 	c.arena.fd = -1;
 	res->status = EXIT_CDT_FAILED;
 	err = run_find(o->argv[0], path, sizeof(path));
@@ -1079,7 +1077,6 @@ int run_tool(const char *name, const struct run_ops *ops, const struct prof_ops 
 		return EXIT_CDT_FAILED;
 	}
 	profile_init(&p);
-	res.t_begin = begin;
 	if (run_program(&o, &p, &res))
 		goto out;
 	if (o.verbose)

@@ -25,7 +25,7 @@
 /*
  * The overhead budget by default, in ppm of each thread's CPU time.  5%:
  * the soft source's samples then cost the program at most about 1.05x
- * (make bench-real measured 1.04x to 1.08x), at rates the ground-truth
+ * (make bench-real measured 1.02x to 1.07x), at rates the ground-truth
  * tests pass at (cdt.1, SAMPLE CLOCKS AND THE OVERHEAD BUDGET).
  */
 #define RUN_DEFAULT_BUDGET_PPM 50000u
@@ -65,9 +65,9 @@ struct run_result {
 	int term_signal; /* signal that killed the program, or 0 */
 	int interrupted; /* the last signal cdt forwarded (SIGINT, SIGTERM, ...), or 0 */
 	int no_agent;    /* the program ran but no agent attached */
-	/* CLOCK_MONOTONIC ns: cdt began, the program was started, it ended
-	 * (the arena drained); what cdt -v says of its own cost. */
-	uint64_t t_begin, t_spawn, t_end;
+	/* CLOCK_MONOTONIC ns: the program was started, it ended (the arena
+	 * drained); what cdt -v says of its own cost. */
+	uint64_t t_spawn, t_end;
 };
 
 /*

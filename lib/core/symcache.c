@@ -21,10 +21,10 @@
  */
 #include "lib/core/symcache.h"
 
+#include <elfutils/libdwelf.h>
 #include <errno.h>
-#include <elf.h>
 #include <fcntl.h>
-#include <link.h>
+#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,44 +38,30 @@
 /* Far beyond SYMCACHE_MAX_LINES records and any symbol table. */
 #define SYMCACHE_MAX_BYTES (64u << 20)
 
-static int symcache_self_note(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	char *hex = arg;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
-
-		if (ph->p_type != PT_NOTE)
-			continue;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
-			const unsigned char *desc = (const unsigned char *)p + sizeof(*n) +
-						    ((n->n_namesz + 3) & ~3u);
-
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-			    !memcmp(p + sizeof(*n), "GNU", 4) && n->n_descsz <= 64) {
-				for (size_t k = 0; k < n->n_descsz; k++)
-					snprintf(hex + 2 * k, 3, "%02x", desc[k]);
-				return 1;
-			}
-			p = (const char *)desc + ((n->n_descsz + 3) & ~3u);
-		}
-	}
-	return 1; /* the first object is the program: cdt */
-}
-
-/* The header: this format, this cdt and this build of it. */
+/* The header: this format, this cdt and this build of it (the build ID
+ * of /proc/self/exe, read by libelf). */
 static const char *symcache_head(void)
 {
 	static char head[sizeof(SYMCACHE_HEAD) + 2 * 64];
 	char hex[2 * 64 + 1] = "-";
+	const void *id;
+	ssize_t n = -1;
+	Elf *elf = NULL;
+	int fd;
 
-	if (!head[0]) {
-		dl_iterate_phdr(symcache_self_note, hex);
-		snprintf(head, sizeof(head), "%s%s", SYMCACHE_HEAD, hex);
-	}
+	if (head[0])
+		return head;
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && elf_version(EV_CURRENT) != EV_NONE)
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf)
+		n = dwelf_elf_gnu_build_id(elf, &id);
+	if (n > 0 && n <= 64)
+		cache_bid_hex(id, (size_t)n, hex);
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	snprintf(head, sizeof(head), "%s%s", SYMCACHE_HEAD, hex);
 	return head;
 }
 

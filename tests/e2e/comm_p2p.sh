@@ -18,8 +18,9 @@
 #     58 and sd sqrt(a + 6.25b) = 12: 4.8 sd from failing, and b = 0 has
 #     odds e^-10.  Equal sharing gives a ratio near 1 and fails.  (Where
 #     debug traps are not delivered, comm/lib.sh gives comm a 25% budget,
-#     about 2 kHz's, and the counts are those of before, four times.)  The pattern check weighs the cells 5:1 and skips
-#     mincell, which cannot know the true ratio.
+#     about 2 kHz's, and the counts are those of before, four times.)
+#     The pattern check weighs the cells 5:1 and skips mincell, which
+#     cannot know the true ratio.
 #   - 4 pairs (8 threads on the 2 cores): only (0,1) (2,3) (4,5) (6,7).
 set -u
 . "$(dirname "$0")/comm/lib.sh"
