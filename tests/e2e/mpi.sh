@@ -26,6 +26,11 @@ for c in mpirun mpicc; do
 done
 top=$(cd "$(dirname "$0")/../.." && pwd)
 export OMPI_MCA_plm=isolated OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+# Each rank's main thread waits for the token in MPI_Recv, which polls:
+# without yielding it took ~0.9 s of CPU a rank, and under load rank 0's
+# workers then met so rarely that they communicated 6 to 26 times in a
+# 1 s run (9 failed a stress run); yielding, 78 and more in 5 loaded runs.
+export OMPI_MCA_mpi_yield_when_idle=1
 root=''
 [ "$(id -u)" -eq 0 ] && root=--allow-run-as-root
 # mpi RUN ARGS...: mpirun with 2 ranks of ARGS in directory RUN; a hang
@@ -47,11 +52,15 @@ fi
 # Without debug-register traps (some hypervisors), comm detects on
 # samples alone, a count that grows with the square of the rate: at the
 # rate this VM's 5% budget buys (a perf sample costs 50 us here) rank 1
-# saw 4 to 29 in 0.3 s.  There the run is longer and the budget 25%, what
-# 2 kHz cost before the budget: 125 to 1300 in 1 s.
+# saw 4 to 29 in 0.3 s.  There the run is longer and at -F 2000 on the
+# perf clock, as before the budget: 125 to 1300 in 1 s (a budget would
+# set a rate by the load).  A 64 Ki-slot board keeps the main thread's
+# polling stores from evicting the workers' line through a slot collision
+# (of the default 127, each line the main thread stores to shares the
+# workers' slot with odds of 1 in 127).
 secs=0.3 opts=''
-debug_traps || { secs=1 opts='--max-overhead 25'; }
-mpi "$tmp/run" "$CDT" comm -q $opts "$P" $secs >"$tmp/out" 2>"$tmp/err"
+debug_traps || { secs=1 opts='-F 2000 --clock perf'; }
+mpi "$tmp/run" "$CDT" comm -q --bb-size 65521 $opts "$P" $secs >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 0 ] || fail "mpirun -np 2 cdt comm mpi_ring: expected exit 0, got $rc: $(tail -n 20 "$tmp/err")"
 grep -q '^mpi_ring: ranks=2 rounds=[1-9][0-9]* token=[0-9]*$' "$tmp/out" ||
