@@ -265,6 +265,17 @@ static void probe_trap(const struct out *o)
 	emit(o, "watchpoint_trap", dbtrap_check(&d) ? "ok" : "fail", d.detail);
 }
 
+/* Where a trapping int1 leaves the IP (core/dbtrap.c). */
+static void probe_int1(const struct out *o)
+{
+	enum dbtrap_int1 v = dbtrap_int1();
+
+	emit(o, "int1_trap", dbtrap_int1_name(v),
+	     v == DBTRAP_INT1_AT ? "the IP stays at the int1: a handler that returns runs it again" :
+	     v == DBTRAP_INT1_AFTER ? "the IP is after the int1, as on bare metal" :
+	     "no SIGTRAP at the int1's address");
+}
+
 /* Does the kernel accept attr.sigtrap on a sampling event? */
 static void probe_sigtrap(const struct out *o)
 {
@@ -405,6 +416,7 @@ int cmd_probe(int argc, char **argv)
 	probe_mem_events(&o, &h);
 	probe_dbregs(&o);
 	probe_trap(&o);
+	probe_int1(&o);
 	probe_sigtrap(&o);
 	probe_clock(&o);
 	probe_topo(&o);

@@ -1,8 +1,11 @@
 #!/bin/sh
 # The test runner of `make check`: unit tests (cmocka, ASan/UBSan), the
 # fuzz corpus replay, then end-to-end tests (tests/e2e/*.sh) against the
-# ASan/UBSan front end.  A test passes with 0, skips with 77 (its last
-# line says why) and fails otherwise.  The last line is the summary.
+# ASan/UBSan front end.  A test passes with 0, skips with 77 (its first
+# line starting "skip" says why) and fails otherwise.  Every test runs
+# under a time limit (TEST_TIMEOUT seconds, 300 by default; the NUMA
+# guest's 600): one past it is killed with everything it started and
+# fails by name, never a silent wait.  The last line is the summary.
 : "${CDT:?CDT must name the cdt binary}" "${BUILD:?BUILD must name the build dir}"
 export CDT BUILD CDT_PLAIN
 # The agent runs inside targets without ASan; the front end's leak checker
@@ -18,17 +21,28 @@ cache=$(mktemp -d)
 trap 'rm -f "$log"; rm -rf "$cache"' EXIT
 export XDG_CACHE_HOME="$cache"
 
+# timeout runs the test in a process group of its own and kills the
+# whole group (cdt, the programs, qemu) when the limit passes.
 run() {
 	name=$1; shift
-	"$@" >"$log" 2>&1 </dev/null
+	limit=${TEST_TIMEOUT:-300}
+	case $name in e2e/numa_guest) limit=${TEST_TIMEOUT:-600} ;; esac
+	t0=$(date +%s)
+	timeout -k 10 "$limit" "$@" >"$log" 2>&1 </dev/null
 	rc=$?
+	secs=$(($(date +%s) - t0))
 	if [ $rc -eq 0 ]; then
-		pass=$((pass + 1)); echo "ok   $name"
+		pass=$((pass + 1)); echo "ok   $name (${secs} s)"
 	elif [ $rc -eq 77 ]; then
 		skip=$((skip + 1)); echo "skip $name: $(grep -m1 '^skip' "$log" | sed 's/^skip: *//')"
 	else
 		fail=$((fail + 1)); failed="$failed $name"
-		echo "FAIL $name (exit $rc)"; sed 's/^/    /' "$log" | tail -40
+		if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+			echo "FAIL $name: timed out after $limit s (TEST_TIMEOUT), killed"
+		else
+			echo "FAIL $name (exit $rc, ${secs} s)"
+		fi
+		sed 's/^/    /' "$log" | tail -40
 	fi
 }
 

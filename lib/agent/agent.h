@@ -176,6 +176,14 @@ struct agent {
 };
 
 extern struct agent agent_g;
+
+/* sp lies on t's own stack (its alternate signal stack, unless the program
+ * set one of its own). */
+static inline int agent_on_own_stack(const struct agent_thread *t, const void *sp)
+{
+	return t->altstack && (const char *)sp >= (const char *)t->altstack &&
+	       (const char *)sp < (const char *)t->altstack + AGENT_ALTSTACK;
+}
 extern __thread struct agent_thread *agent_self __attribute__((tls_model("initial-exec")));
 /* Non-zero while the agent itself works in normal context (module walks,
  * exit): samples taken then would describe the agent, not the program. */
@@ -207,8 +215,14 @@ void fds_init(void);
 /* Before exec of path: name the process if it will run unprofiled. */
 void fds_check_exec(const char *path);
 
-/* handler.c */
-void agent_on_sigtrap(int sig, siginfo_t *si, void *uc);
+/* handler.c: cdt's signals (sigchain.c) */
+void agent_on_signal(int sig, siginfo_t *si, void *uc);
+/* The program's int1 raised a TRAP_BRKPT whose IP has code[0] before it
+ * and code[1] at it; at: the host leaves the IP at an int1 (AGENT_F_INT1_AT). */
+int handler_int1(const unsigned char code[2], int at);
+/* fn(sig, si, uc) on the stack that ends at top, and its result. */
+int handler_stack_call(int (*fn)(int, siginfo_t *, void *), int sig, siginfo_t *si, void *uc,
+		       void *top);
 
 /* objects.c: heap blocks, mappings and stacks (AGENT_F_OBJECTS); t's stack */
 void objects_thread_start(struct agent_thread *t);
@@ -243,6 +257,10 @@ int clock_open(struct agent_thread *t);
 void clock_close(struct agent_thread *t, int inherited);
 /* Stop sampling t (the handler is lost). */
 void clock_stop(struct agent_thread *t);
+/* No sample of t until clock_resume, which starts a whole period afresh:
+ * none can come in the next microseconds (sigchain.c needs it). */
+void clock_pause(struct agent_thread *t);
+void clock_resume(struct agent_thread *t);
 /* From t's sampling signal, with t's CPU time at its start: keep the budget. */
 void clock_govern(struct agent_thread *t, uint64_t cpu);
 /* A POSIX-clock sample that came as a system call returned (or restarts). */
@@ -265,12 +283,23 @@ struct clock_window {
 int clock_choose(const struct agent_clock *c, int soft, uint64_t p0, int kind,
 		 uint64_t period, const struct clock_window *w, uint64_t *next);
 
-/* sigchain.c: the program's SIGTRAP handler behind ours */
+/*
+ * sigchain.c: the program's handlers of cdt's signals behind cdt's.  The
+ * POSIX sample clock's signal is a real-time one, which queues: a
+ * standard one pending discards another (a watchpoint's SIGTRAP).
+ */
+#define AGENT_SIGCLOCK (SIGRTMAX - 3)
 int sigchain_install(void);
 int sigchain_check(void);
 void sigchain_forward(int sig, siginfo_t *si, void *uc);
 /* The program has a SIGTRAP handler of its own (not SIG_DFL or SIG_IGN). */
 int sigchain_program_handles(void);
+/* Which of cdt's signals the calling thread's program believes blocked:
+ * a new thread starts with its creator's (thread.c). */
+unsigned sigchain_believed_get(void);
+void sigchain_believed_set(unsigned bits);
+/* Before a longjmp or throw, perhaps out of a handler of the program's. */
+void sigchain_jump(void);
 
 /* wpt.c */
 void wpt_init(struct wpt_set *s, pid_t tid);
@@ -278,6 +307,10 @@ int wpt_arm(struct wpt_set *s, int slot, uint64_t addr, unsigned len,
 	    enum wpt_type type, uint64_t cookie);
 int wpt_disarm(struct wpt_set *s, int slot);
 int wpt_armed(const struct wpt_set *s);
+/* The armed ones off, and siblings kept from arming, until wpt_resume;
+ * -EBUSY if a sibling held the set too long (then nothing was paused). */
+int wpt_pause(struct wpt_set *s);
+void wpt_resume(struct wpt_set *s);
 void wpt_close(struct wpt_set *s);
 void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc,
 		 uint64_t t0);

@@ -13,7 +13,9 @@
  *     next timer, so both reprogram the local APIC timer, which in a VM
  *     is a hypervisor exit each.  A program that hands work between
  *     threads pays that at every handoff, sampled or not.
- *   - posix: timer_create(CLOCK_THREAD_CPUTIME_ID) with SIGEV_THREAD_ID.
+ *   - posix: timer_create(CLOCK_THREAD_CPUTIME_ID) with SIGEV_THREAD_ID,
+ *     signalling AGENT_SIGCLOCK: a SIGTRAP of its pending made the kernel
+ *     discard a watchpoint's (standard signals do not queue).
  *     The kernel checks it at the scheduler tick of the running thread
  *     (task work on the way back to user space), so a switch costs
  *     nothing, and the signal goes to that thread before it runs on; but
@@ -64,7 +66,7 @@ static int clock_posix_open(struct agent_thread *t, uint64_t period)
 
 	memset(&ev, 0, sizeof(ev));
 	ev.sigev_notify = SIGEV_THREAD_ID;
-	ev.sigev_signo = SIGTRAP;
+	ev.sigev_signo = AGENT_SIGCLOCK;
 	ev.sigev_value.sival_ptr = (void *)(uintptr_t)(SIGDATA_MAGIC | SIGDATA_SAMPLE);
 	ev._sigev_un._tid = t->tid;
 	/* The raw call: glibc's timer_t wraps the kernel's id for nothing. */
@@ -197,6 +199,39 @@ void clock_stop(struct agent_thread *t)
 		syscall(SYS_timer_settime, t->clk.timer, 0, &off, NULL);
 }
 
+void clock_pause(struct agent_thread *t)
+{
+	clock_stop(t);
+}
+
+/* Event i's period when the first samples every `period`. */
+static uint64_t clock_event_period(unsigned i, uint64_t period)
+{
+	return i ? (uint64_t)((unsigned __int128)agent_g.cfg.ev[i].period * period /
+			      agent_g.cfg.ev[0].period) : period;
+}
+
+void clock_resume(struct agent_thread *t)
+{
+	struct itimerspec its;
+
+	/* A new period resets what was left of the old one. */
+	for (unsigned e = 0; e < agent_g.cfg.nevents; e++) {
+		uint64_t p = clock_event_period(e, t->clk.period);
+
+		if (t->ev_fd[e] < 0)
+			continue;
+		ioctl(t->ev_fd[e], PERF_EVENT_IOC_PERIOD, &p);
+		ioctl(t->ev_fd[e], PERF_EVENT_IOC_ENABLE, 0);
+	}
+	if (t->clk.timer >= 0) {
+		its.it_value.tv_sec = (time_t)(t->clk.period / 1000000000ull);
+		its.it_value.tv_nsec = (long)(t->clk.period % 1000000000ull);
+		its.it_interval = its.it_value;
+		syscall(SYS_timer_settime, t->clk.timer, 0, &its, NULL);
+	}
+}
+
 /* The switches since the window began count against the perf clock. */
 static void clock_count_switches(struct agent_thread *t)
 {
@@ -258,8 +293,7 @@ static int clock_apply(struct agent_thread *t, int kind, uint64_t period)
 		/* Every sampling event by the same factor (a PMU may have two). */
 		err = 0;
 		for (unsigned i = 0; i < agent_g.cfg.nevents && !err; i++) {
-			uint64_t pi = i ? (uint64_t)((unsigned __int128)agent_g.cfg.ev[i].period *
-						     period / agent_g.cfg.ev[0].period) : period;
+			uint64_t pi = clock_event_period(i, period);
 
 			if (t->ev_fd[i] >= 0 && ioctl(t->ev_fd[i], PERF_EVENT_IOC_PERIOD, &pi))
 				err = -errno;

@@ -34,6 +34,8 @@ void jumps_init(void)
 
 static void *jumps_tell(int i, int how)
 {
+	/* Out of a handler on the program's stack: cdt's events go on. */
+	sigchain_jump();
 	if (agent_g.active && agent_self && agent_g.tool->jump)
 		agent_g.tool->jump(agent_self, how);
 	/* Called before the agent started (another constructor): look now. */

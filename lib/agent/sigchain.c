@@ -1,16 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Keeping the agent's SIGTRAP handler in place and SIGTRAP unblocked.  The
- * program's sigaction() and signal() calls for SIGTRAP are interposed: its
- * handler is stored and called for traps that are not the agent's (int3,
- * its own perf events, raise()).  Blocking SIGTRAP is refused in every mask
- * the program hands libc: sigprocmask, pthread_sigmask, the sa_mask of any
- * handler, and the masks of sigsuspend, ppoll, pselect and epoll_pwait.  A
- * perf trap raised while SIGTRAP is blocked comes late, away from its
- * instruction (kernels 5.13 to 5.17 killed the program instead), and the
- * samples of a handler that blocks it would land after it.  The program
- * reads back the masks the kernel holds, without SIGTRAP.  A program that
- * bypasses libc (raw rt_sigaction) is caught by sigchain_check().
+ * Keeping cdt's signals handled by cdt and deliverable, without the
+ * program seeing it.  cdt has two: SIGTRAP (perf events' traps, single
+ * steps) and AGENT_SIGCLOCK, the POSIX sample clock's.  The clock's is a
+ * real-time signal because standard signals do not queue: while a timer's
+ * SIGTRAP was pending, a watchpoint's SIGTRAP was discarded (47 of 20000
+ * lost in one run).
+ *
+ * The program's sigaction() and signal() calls for either are interposed:
+ * its handler is stored and called for signals that are not cdt's (int3,
+ * its own perf events or timers, raise()).  Blocking them is refused in
+ * every mask the program hands libc: sigprocmask, pthread_sigmask, the
+ * sa_mask of any handler, and the masks of sigsuspend, ppoll, pselect and
+ * epoll_pwait.  A perf trap raised while SIGTRAP is blocked comes late,
+ * away from its instruction (kernels 5.13 to 5.17 killed the program
+ * instead), and the samples of a handler that blocks it would land after
+ * it.  The program reads back the masks it set: each thread keeps what
+ * it believes it blocked of cdt's signals, and every sigaction keeps
+ * whether its sa_mask named them.
+ *
+ * Stacks the program chose: its alternate stack may be as small as the
+ * kernel allows, one signal frame and a little.  cdt's handler leaves it
+ * at once (handler.c), but a frame of cdt's nested on it, while a handler
+ * of the program runs there, would not fit, and the kernel would kill the
+ * program with SIGSEGV (5 runs in 90 did).  So a handler installed with
+ * SA_ONSTACK is entered through sigchain_onstack, with cdt's signals
+ * blocked by the kernel; if it runs on a stack of the program's, the
+ * thread's sample clock and debug registers are paused (nothing of cdt's
+ * can then come, not even when a siglongjmp out of the handler unblocks
+ * the signals while still on that stack), what was pending is taken
+ * (counted as async), and they resume when the handler returns or jumps
+ * out (sigchain_jump).  Samples of such a handler are not taken.
+ *
+ * A program that bypasses libc (raw rt_sigaction) is caught by
+ * sigchain_check().
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -27,8 +50,32 @@
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
 
-/* The program's own disposition for SIGTRAP, as it believes it set it. */
-static struct sigaction prog_sa = { .sa_handler = SIG_DFL };
+#define SIGCHAIN_N 2 /* SIGTRAP, AGENT_SIGCLOCK */
+#define SIGCHAIN_NSIG 65
+
+/* The program's own dispositions for cdt's signals, as it believes it set them. */
+static struct sigaction prog_sa[SIGCHAIN_N] = {
+	{ .sa_handler = SIG_DFL },
+	{ .sa_handler = SIG_DFL },
+};
+/* Per signal: which of cdt's signals (bit i) the program put in its sa_mask. */
+static unsigned char prog_mask_had[SIGCHAIN_NSIG];
+/* The program's handlers installed with SA_ONSTACK, behind sigchain_onstack. */
+static struct sigaction prog_onstack[SIGCHAIN_NSIG];
+/* Which of cdt's signals this thread's program believes it blocked. */
+static __thread unsigned sigchain_believed __attribute__((tls_model("initial-exec")));
+/* A handler of the program runs on its own stack, cdt's events paused. */
+static __thread int sigchain_held __attribute__((tls_model("initial-exec")));
+
+static int sigchain_sig(int i)
+{
+	return i ? AGENT_SIGCLOCK : SIGTRAP;
+}
+
+static int sigchain_index(int sig)
+{
+	return sig == SIGTRAP ? 0 : sig == AGENT_SIGCLOCK ? 1 : -1;
+}
 
 static sigaction_fn real_sigaction(void)
 {
@@ -44,6 +91,26 @@ static int sigchain_ours(void)
 	return agent_g.active && !agent_g.broken;
 }
 
+/* Bit i for each of cdt's signals that set holds. */
+static unsigned sigchain_bits(const sigset_t *set)
+{
+	unsigned b = 0;
+
+	for (int i = 0; i < SIGCHAIN_N; i++)
+		if (sigismember(set, sigchain_sig(i)) == 1)
+			b |= 1u << i;
+	return b;
+}
+
+static void sigchain_put(sigset_t *set, unsigned bits, int add)
+{
+	for (int i = 0; i < SIGCHAIN_N; i++)
+		if (add && (bits & (1u << i)))
+			sigaddset(set, sigchain_sig(i));
+		else if (!add)
+			sigdelset(set, sigchain_sig(i));
+}
+
 int sigchain_install(void)
 {
 	struct sigaction sa;
@@ -51,11 +118,15 @@ int sigchain_install(void)
 	if (!real_sigaction())
 		return -ENOSYS;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = agent_on_sigtrap;
+	sa.sa_sigaction = agent_on_signal;
+	/* On cdt's stack where the program set none.  Every signal waits
+	 * while the handler runs: it may run on a stack of cdt's that the
+	 * kernel does not know of (handler.c), where no frame may land. */
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	if (real_sigaction()(SIGTRAP, &sa, &prog_sa) < 0)
-		return -errno;
+	sigfillset(&sa.sa_mask);
+	for (int i = 0; i < SIGCHAIN_N; i++)
+		if (real_sigaction()(sigchain_sig(i), &sa, &prog_sa[i]) < 0)
+			return -errno;
 	return 0;
 }
 
@@ -63,35 +134,182 @@ int sigchain_check(void)
 {
 	struct sigaction cur;
 
-	if (real_sigaction()(SIGTRAP, NULL, &cur) < 0)
-		return -errno;
-	if (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != agent_on_sigtrap)
-		return -EBUSY;
+	for (int i = 0; i < SIGCHAIN_N; i++) {
+		if (real_sigaction()(sigchain_sig(i), NULL, &cur) < 0)
+			return -errno;
+		if (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != agent_on_signal)
+			return -EBUSY;
+	}
 	return 0;
 }
 
 int sigchain_program_handles(void)
 {
-	return prog_sa.sa_handler != SIG_DFL && prog_sa.sa_handler != SIG_IGN;
+	return prog_sa[0].sa_handler != SIG_DFL && prog_sa[0].sa_handler != SIG_IGN;
 }
 
-/* set without SIGTRAP, in *copy if it had it; what to hand the kernel. */
+unsigned sigchain_believed_get(void)
+{
+	return sigchain_believed;
+}
+
+void sigchain_believed_set(unsigned bits)
+{
+	sigchain_believed = bits;
+}
+
+/* set without cdt's signals, in *copy if it had one; what to hand the kernel. */
 static const sigset_t *sigchain_unblock(const sigset_t *set, sigset_t *copy)
 {
-	if (!set || !sigchain_ours() || !sigismember(set, SIGTRAP))
+	if (!set || !sigchain_ours() || !sigchain_bits(set))
 		return set;
 	*copy = *set;
-	sigdelset(copy, SIGTRAP);
+	sigchain_put(copy, 0, 0);
 	return copy;
+}
+
+/* Take what is pending of cdt's signals: they must not come on the
+ * program's stack.  The program's own are queued again for it. */
+static void sigchain_take_pending(struct agent_thread *t)
+{
+	struct timespec zero = { 0, 0 };
+	siginfo_t si, again[4];
+	sigset_t set;
+	int sig, n = 0;
+
+	sigemptyset(&set);
+	sigchain_put(&set, ~0u, 1);
+	while ((sig = (int)syscall(SYS_rt_sigtimedwait, &set, &si, &zero, _NSIG / 8)) > 0) {
+		uint64_t data = si.si_code == TRAP_PERF ? agent_si_perf_data(&si) :
+				(uint64_t)(uintptr_t)si.si_value.sival_ptr;
+
+		if ((si.si_code == TRAP_PERF || si.si_code == SI_TIMER) &&
+		    (data & SIGDATA_MASK) == SIGDATA_MAGIC)
+			t->ext.async++;
+		else if (n < 4)
+			again[n++] = si;
+	}
+	for (int i = 0; i < n; i++)
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), again[i].si_signo, &again[i]);
+}
+
+/* On t's own stack (sigchain_aside): pause t's events; 1 if held. */
+static int sigchain_hold(int unused, siginfo_t *si, void *tp)
+{
+	struct agent_thread *t = tp;
+
+	(void)unused;
+	(void)si;
+	clock_pause(t);
+	if (wpt_pause(&t->wp)) {
+		clock_resume(t);
+		return 0;
+	}
+	sigchain_take_pending(t);
+	sigchain_held = 1;
+	return 1;
+}
+
+static int sigchain_release(int unused, siginfo_t *si, void *tp)
+{
+	struct agent_thread *t = tp;
+
+	(void)unused;
+	(void)si;
+	wpt_resume(&t->wp);
+	clock_resume(t);
+	sigchain_held = 0;
+	return 0;
+}
+
+/*
+ * fn(t) on t's own stack, every signal blocked meanwhile: the program's
+ * stack may have no room for it (system calls through the PLT, the
+ * kernel's own frames), and no frame may land on the program's stack
+ * while the thread is away from it.
+ */
+static int sigchain_aside(int (*fn)(int, siginfo_t *, void *), struct agent_thread *t)
+{
+	sigset_t all, old;
+	int r;
+
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8);
+	r = handler_stack_call(fn, 0, NULL, t, (char *)t->altstack + AGENT_ALTSTACK);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+	return r;
+}
+
+void sigchain_jump(void)
+{
+	struct agent_thread *t = agent_self;
+
+	if (sigchain_held && t)
+		sigchain_aside(sigchain_release, t);
+}
+
+/*
+ * The program's handler prog, for sig, from a handler of cdt's (which
+ * blocks every signal) or sigchain_onstack: with the mask the kernel would
+ * have given it, and cdt's events paused while it runs on a stack of the
+ * program's.
+ */
+static void sigchain_call(const struct sigaction *prog, int sig, siginfo_t *si, void *uc)
+{
+	struct agent_thread *t = agent_self;
+	char *sp = __builtin_frame_address(0);
+	int hold = 0;
+	sigset_t m, add;
+
+	if ((prog->sa_flags & SA_ONSTACK) && !sigchain_held && t && t->altstack &&
+	    sigchain_ours() && !agent_on_own_stack(t, sp))
+		hold = sigchain_aside(sigchain_hold, t);
+	m = ((ucontext_t *)uc)->uc_sigmask;
+	add = prog->sa_mask;
+	sigchain_put(&add, 0, 0);
+	sigorset(&m, &m, &add);
+	sigchain_put(&m, 0, 0);
+	/* Unheld on the program's stack (a sibling held its debug registers
+	 * too long): cdt's stay blocked, a sample late rather than a crash. */
+	if ((prog->sa_flags & SA_ONSTACK) && !hold && !sigchain_held && t &&
+	    !agent_on_own_stack(t, sp))
+		sigchain_put(&m, ~0u, 1);
+	if (!(prog->sa_flags & SA_NODEFER))
+		sigaddset(&m, sig);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &m, NULL, _NSIG / 8);
+	if (prog->sa_flags & SA_SIGINFO)
+		prog->sa_sigaction(sig, si, uc);
+	else
+		prog->sa_handler(sig);
+	if (hold && sigchain_held)
+		sigchain_aside(sigchain_release, t);
+}
+
+/* The kernel's entry to a program's handler installed with SA_ONSTACK. */
+static void sigchain_onstack(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction prog;
+
+	if (sig <= 0 || sig >= SIGCHAIN_NSIG)
+		return;
+	prog = prog_onstack[sig];
+	if (prog.sa_flags & SA_RESETHAND)
+		prog_onstack[sig].sa_handler = SIG_DFL;
+	if (prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN)
+		sigchain_call(&prog, sig, si, uc);
 }
 
 void sigchain_forward(int sig, siginfo_t *si, void *uc)
 {
-	struct sigaction sa;
+	int i = sigchain_index(sig);
+	struct sigaction sa, prog;
 
-	if (prog_sa.sa_handler == SIG_IGN)
+	if (i < 0)
 		return;
-	if (prog_sa.sa_handler == SIG_DFL) {
+	prog = prog_sa[i];
+	if (prog.sa_handler == SIG_IGN)
+		return;
+	if (prog.sa_handler == SIG_DFL) {
 		/* Die of it as the program would: default action, re-raise. */
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = SIG_DFL;
@@ -99,34 +317,62 @@ void sigchain_forward(int sig, siginfo_t *si, void *uc)
 		syscall(SYS_tgkill, getpid(), gettid(), sig);
 		return;
 	}
-	if (prog_sa.sa_flags & SA_SIGINFO)
-		prog_sa.sa_sigaction(sig, si, uc);
-	else
-		prog_sa.sa_handler(sig);
-	if (prog_sa.sa_flags & SA_RESETHAND)
-		prog_sa.sa_handler = SIG_DFL;
+	if (prog.sa_flags & SA_RESETHAND)
+		prog_sa[i].sa_handler = SIG_DFL;
+	sigchain_call(&prog, sig, si, uc);
 }
 
 AGENT_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+	int i = sigchain_index(sig), r;
+	unsigned had = 0;
+
 	if (!real_sigaction()) {
 		errno = ENOSYS;
 		return -1;
 	}
-	if (sig != SIGTRAP || !sigchain_ours()) {
-		struct sigaction copy;
+	if (i < 0 || !sigchain_ours()) {
+		struct sigaction copy, saved;
 
-		if (act && sigchain_ours() && sigismember(&act->sa_mask, SIGTRAP)) {
+		if (!sigchain_ours() || sig <= 0 || sig >= SIGCHAIN_NSIG)
+			return real_sigaction()(sig, act, old);
+		saved = prog_onstack[sig];
+		if (act) {
+			had = sigchain_bits(&act->sa_mask);
+			prog_onstack[sig] = *act;
 			copy = *act;
-			sigdelset(&copy.sa_mask, SIGTRAP);
+			sigchain_put(&copy.sa_mask, 0, 0);
+			if ((act->sa_flags & SA_ONSTACK) && act->sa_handler != SIG_DFL &&
+			    act->sa_handler != SIG_IGN) {
+				/* Blocked until sigchain_call has paused cdt's events. */
+				sigchain_put(&copy.sa_mask, ~0u, 1);
+				copy.sa_sigaction = sigchain_onstack;
+				copy.sa_flags |= SA_SIGINFO;
+			}
 			act = &copy;
 		}
-		return real_sigaction()(sig, act, old);
+		r = real_sigaction()(sig, act, old);
+		if (r) {
+			prog_onstack[sig] = saved;
+			return r;
+		}
+		if (old && (old->sa_flags & SA_SIGINFO) && old->sa_sigaction == sigchain_onstack) {
+			/* As the program gave it, as the kernel keeps it. */
+			*old = saved;
+			sigdelset(&old->sa_mask, SIGKILL);
+			sigdelset(&old->sa_mask, SIGSTOP);
+		} else if (old) {
+			sigchain_put(&old->sa_mask, 0, 0);
+			sigchain_put(&old->sa_mask, prog_mask_had[sig], 1);
+		}
+		if (act)
+			prog_mask_had[sig] = (unsigned char)had;
+		return r;
 	}
 	if (old)
-		*old = prog_sa;
+		*old = prog_sa[i];
 	if (act)
-		prog_sa = *act;
+		prog_sa[i] = *act;
 	return 0;
 }
 
@@ -143,15 +389,40 @@ AGENT_API sighandler_t signal(int sig, sighandler_t fn)
 	return old.sa_handler;
 }
 
+/* What the thread's program believes after `how` with set. */
+static unsigned sigchain_believe(int how, const sigset_t *set, unsigned was)
+{
+	unsigned b = sigchain_bits(set);
+
+	switch (how) {
+	case SIG_BLOCK:
+		return was | b;
+	case SIG_UNBLOCK:
+		return was & ~b;
+	case SIG_SETMASK:
+		return b;
+	default:
+		return was;
+	}
+}
+
+/* The real call's result: 0 on success for both kinds. */
 static int sigchain_mask(sigmask_fn real, int how, const sigset_t *set, sigset_t *old)
 {
+	unsigned was = sigchain_believed;
 	sigset_t copy;
+	int r;
 
-	if (!real) {
-		errno = ENOSYS;
-		return -1;
+	r = real(how, how == SIG_UNBLOCK ? set : sigchain_unblock(set, &copy), old);
+	if (r || !sigchain_ours())
+		return r;
+	if (old) {
+		sigchain_put(old, 0, 0);
+		sigchain_put(old, was, 1);
 	}
-	return real(how, how == SIG_UNBLOCK ? set : sigchain_unblock(set, &copy), old);
+	if (set)
+		sigchain_believed = sigchain_believe(how, set, was);
+	return 0;
 }
 
 AGENT_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
@@ -160,19 +431,21 @@ AGENT_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 
 	if (!real)
 		real = (sigmask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
 	return sigchain_mask(real, how, set, old);
 }
 
 AGENT_API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	static sigmask_fn real;
-	int r;
 
 	if (!real)
 		real = (sigmask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
-	r = sigchain_mask(real, how, set, old);
 	/* pthread_sigmask reports errors by value, not errno. */
-	return r < 0 ? errno : r;
+	return real ? sigchain_mask(real, how, set, old) : ENOSYS;
 }
 
 /* The calls that wait with a mask of their own. */

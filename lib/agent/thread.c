@@ -192,6 +192,7 @@ struct thread_boot {
 	void *(*fn)(void *);
 	void *arg;
 	uint64_t created;
+	unsigned believed; /* the creator's mask of cdt's signals, as it believes */
 };
 
 static void *thread_trampoline(void *p)
@@ -199,6 +200,7 @@ static void *thread_trampoline(void *p)
 	struct thread_boot b = *(struct thread_boot *)p;
 
 	free(p);
+	sigchain_believed_set(b.believed);
 	agent_thread_start(0, b.created);
 	return b.fn(b.arg);
 }
@@ -225,6 +227,7 @@ AGENT_API int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	/* Taken here, not when the thread first runs: threads are numbered
 	 * in creation order, and the scheduler may start them in another. */
 	b->created = agent_now();
+	b->believed = sigchain_believed_get();
 	err = real(th, attr, thread_trampoline, b);
 	if (err)
 		free(b);

@@ -131,6 +131,29 @@ int wpt_disarm(struct wpt_set *s, int slot)
 	return err;
 }
 
+int wpt_pause(struct wpt_set *s)
+{
+	/* A sibling arming one of ours holds the set for a few system
+	 * calls; it never waits on this thread. */
+	for (int spin = 0; wpt_lock(s); spin++)
+		if (spin >= 1000)
+			return -EBUSY;
+		else
+			sched_yield();
+	for (int i = 0; i < WPT_SLOTS; i++)
+		if (s->slot[i].armed)
+			ioctl(s->slot[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	return 0;
+}
+
+void wpt_resume(struct wpt_set *s)
+{
+	for (int i = 0; i < WPT_SLOTS; i++)
+		if (s->slot[i].armed)
+			ioctl(s->slot[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+	wpt_unlock(s);
+}
+
 int wpt_armed(const struct wpt_set *s)
 {
 	for (int i = 0; i < WPT_SLOTS; i++)

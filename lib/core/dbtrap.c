@@ -10,6 +10,7 @@
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -153,6 +154,73 @@ int dbtrap_check(struct dbtrap *d)
 out:
 	*d = done;
 	return done.state == DBTRAP_OK;
+}
+
+static volatile sig_atomic_t int1_hits, int1_at;
+static volatile uintptr_t int1_ip;
+
+static void dbtrap_int1_handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+
+	(void)sig;
+	(void)si;
+	int1_hits++;
+	int1_ip = ip;
+	/* At the int1 itself (0xf1 starts no other instruction): step over
+	 * it, or it traps again forever. */
+	if (*(const volatile unsigned char *)ip == 0xf1) {
+		int1_at = 1;
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(ip + 1);
+	}
+}
+
+/* The address of the int1 it executed. */
+static __attribute__((noinline)) uintptr_t dbtrap_int1_exec(void)
+{
+	uintptr_t at;
+
+	__asm__ volatile("lea 1f(%%rip), %0\n"
+			 "1: .byte 0xf1\n" : "=r"(at) : : "memory");
+	return at;
+}
+
+enum dbtrap_int1 dbtrap_int1(void)
+{
+	static int done = -1;
+	struct sigaction sa, old;
+	sigset_t set, oldset;
+	uintptr_t at;
+
+	if (done >= 0)
+		return (enum dbtrap_int1)done;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = dbtrap_int1_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTRAP, &sa, &old) < 0)
+		return DBTRAP_INT1_NONE;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTRAP);
+	pthread_sigmask(SIG_UNBLOCK, &set, &oldset);
+	int1_hits = 0;
+	int1_at = 0;
+	at = dbtrap_int1_exec();
+	pthread_sigmask(SIG_SETMASK, &oldset, NULL);
+	sigaction(SIGTRAP, &old, NULL);
+	if (int1_hits == 1 && int1_at && int1_ip == at)
+		done = DBTRAP_INT1_AT;
+	else if (int1_hits == 1 && int1_ip == at + 1)
+		done = DBTRAP_INT1_AFTER;
+	else
+		done = DBTRAP_INT1_NONE;
+	return (enum dbtrap_int1)done;
+}
+
+const char *dbtrap_int1_name(enum dbtrap_int1 v)
+{
+	return v == DBTRAP_INT1_AT ? "at" : v == DBTRAP_INT1_AFTER ? "after" : "none";
 }
 
 void dbtrap_say(const struct dbtrap *d, const char *lost, char *buf, size_t len)

@@ -36,4 +36,19 @@ int dbtrap_check(struct dbtrap *d);
  * machine (WHY): LOST", into buf. */
 void dbtrap_say(const struct dbtrap *d, const char *lost, char *buf, size_t len);
 
+/*
+ * Where an int1 (0xf1) that traps leaves the IP: after it on most hosts,
+ * at it on some (an AMD KVM guest), where a handler that returns runs it
+ * again forever.  The agent must know to tell a program's int1 from a
+ * trap of its own whose cause the hypervisor lost.  One int1 in this
+ * process, whose handler steps over it if need be; once per process.
+ */
+enum dbtrap_int1 {
+	DBTRAP_INT1_AFTER, /* the IP after the int1 */
+	DBTRAP_INT1_AT,    /* the IP at the int1 */
+	DBTRAP_INT1_NONE,  /* no SIGTRAP, or not where either would put it */
+};
+enum dbtrap_int1 dbtrap_int1(void);
+const char *dbtrap_int1_name(enum dbtrap_int1 v);
+
 #endif

@@ -703,6 +703,8 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 	cfg.ncounters = o->ncounters;
 	cfg.counter_interval_ns = o->counter_interval_ns;
 	cfg.flags = o->verbose ? AGENT_F_VERBOSE : 0;
+	if (dbtrap_int1() == DBTRAP_INT1_AT)
+		cfg.flags |= AGENT_F_INT1_AT;
 	if (o->objects)
 		cfg.flags |= AGENT_F_OBJECTS;
 	if (o->count_only) {

@@ -74,6 +74,9 @@ struct agent_cfg {
 
 #define AGENT_F_VERBOSE 0x1
 #define AGENT_F_OBJECTS 0x2 /* record heap blocks, mappings and stacks (lib/agent/objects.c) */
+/* The host leaves the IP at an int1 that trapped, not after it (an AMD
+ * KVM guest): lib/core/dbtrap.c probes it, lib/agent/handler.c needs it. */
+#define AGENT_F_INT1_AT 0x4
 
 /* A tool's parameter struct must fit: `AGENT_PARAMS_CHECK(struct comm_params);` */
 #define AGENT_PARAMS_CHECK(t) \

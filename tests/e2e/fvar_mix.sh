@@ -152,3 +152,18 @@ two=$(cols "$tmp/fn2" function instances cpu_mean | awk -F'\t' '$1 == "bimodal"'
 echo "$one	$two" | awk -F'\t' '{ exit !($5 == 2 * $2 && ($6 - $3) * ($6 - $3) < 1e-6 * $3 * $3) }' ||
 	fail "merged: bimodal '$two' is not twice '$one'"
 echo "merged: bimodal $one -> $two"
+
+# Every return trap arrives under the POSIX sample clock too: its signal is
+# a real-time one, so a pending sample never discards a trap (a standard
+# signal did).  Tiny calls, the clock at every tick: no instance may go
+# unpaired for a lost return (dropped_unwound), and every one is measured.
+"$CDT" fvar -q --clock posix -F 1000 -o "$tmp/posix.data" "$W/fvar_shapes" -m tiny -n 2 -t 0.5 \
+	2>"$tmp/err" >/dev/null || fail "cdt fvar --clock posix: exit $?: $(tail -n 5 "$tmp/err")"
+"$CDT" report -i "$tmp/posix.data" --csv --view summary >"$tmp/summary" 2>"$tmp/rerr" ||
+	fail "report summary: $(cat "$tmp/rerr")"
+[ "$(kv sample_clock_posix)" = 1.00 ] || fail "--clock posix: POSIX share $(kv sample_clock_posix)"
+[ "$(kv instances)" -ge 50 ] 2>/dev/null || fail "--clock posix: expected >= 50 instances, found $(kv instances)"
+[ "$(kv dropped_unwound)" = 0 ] ||
+	fail "--clock posix: $(kv dropped_unwound) instances lost their return trap (of $(kv instances))"
+echo "posix clock: $(kv instances) instances, $(kv traps_taken) traps, none unpaired"
+exit 0

@@ -28,7 +28,7 @@ cd "$tmp" || exit 1 # a -pg program writes gmon.out where it runs
 "$CDT" report -i "$tmp/fv.data" --csv --view summary >"$tmp/summary" || fail "report summary"
 samples=$(kv fvar_samples)
 
-uftrace record -d "$tmp/uft" "$W/fvar_shapes_pg" -m mix -t 2 >"$tmp/uerr" 2>&1 ||
+plain uftrace record -d "$tmp/uft" "$W/fvar_shapes_pg" -m mix -t 2 >"$tmp/uerr" 2>&1 ||
 	fail "uftrace record: exit $?: $(cat "$tmp/uerr")"
 # Every call's duration, in ns.
 uftrace replay -d "$tmp/uft" -F bimodal -F steady -D 1 2>"$tmp/uerr" |

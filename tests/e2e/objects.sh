@@ -113,7 +113,7 @@ best() {
 }
 for mode in "--churn 2000000" "--keep 200000"; do
 	# shellcheck disable=SC2086
-	plain=$(best "$W/objects" $mode)
+	plain=$(best plain "$W/objects" $mode)
 	# shellcheck disable=SC2086
 	under=$(best "$CDT" record -q -F 1 -o "$tmp/c.data" "$W/objects" $mode)
 	echo "objects $mode: $plain ns plain, $under ns under cdt record --objects"

@@ -16,7 +16,7 @@ tools=$("$CDT" --help | awk '/^commands:/ { on = 1; next } on && NF == 0 { exit 
 [ -n "$tools" ] || fail "cdt --help lists no tool"
 keys="version kernel perf_event_paranoid max_sample_rate cpu hypervisor libpfm4
 libpfm4_pmu hw_pmu mem_events mem_events_open debug_registers watchpoint_trap
-sigtrap tick_ms perf_sample_us posix_sample_us perf_switch_us cpus cores sockets numa_nodes"
+int1_trap sigtrap tick_ms perf_sample_us posix_sample_us perf_switch_us cpus cores sockets numa_nodes"
 for t in $tools; do
 	keys="$keys source.$t"
 done
@@ -89,6 +89,14 @@ dr=$(csv_value debug_registers)
 case $(uname -m) in
 x86_64 | i?86) [ "$dr" = 4 ] || fail "debug_registers: expected 4 on x86, found '$dr'" ;;
 *) [ "$dr" -ge 1 ] 2>/dev/null || fail "debug_registers: expected >= 1, found '$dr'" ;;
+esac
+
+# int1_trap: after (Intel KVM, bare metal) or at (AMD KVM), as this probe
+# found by executing one; the agent tells a program's int1 from its own
+# lost traps by it.
+case $(csv_value int1_trap) in
+after | at) echo "$me: int1_trap $(csv_value int1_trap)" ;;
+*) fail "int1_trap: expected after or at, found '$(csv_value int1_trap)'" ;;
 esac
 
 # watchpoint_trap: ok, or fail only as a machine that opens breakpoints

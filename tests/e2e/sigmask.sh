@@ -44,3 +44,16 @@ grep -q "replaced cdt's SIGTRAP handler.*sampling stopped early" "$tmp/err" ||
 	fail "cdt report: $(cat "$tmp/rerr")"
 grep -q '^agent_error,.*sampling stopped early' "$tmp/summary" ||
 	fail "the summary does not say that sampling stopped early: $(cat "$tmp/summary")"
+
+# The program reads back the masks it set, though cdt keeps its own
+# signals deliverable: the thread's mask, a new thread's, a handler's
+# sa_mask, an SA_ONSTACK handler's disposition; every tool, as plain.
+plain "$W/sigmask" --readback >"$tmp/plain" 2>&1 || fail "sigmask --readback fails without cdt: $(cat "$tmp/plain")"
+grep -q '^sigprocmask: .* SIGTRAP 1$' "$tmp/plain" || fail "sigmask --readback: unexpected plain output: $(cat "$tmp/plain")"
+for tool in record comm fvar; do
+	"$CDT" $tool -q -o "$tmp/rb.data" "$W/sigmask" --readback >"$tmp/rb" 2>"$tmp/err" ||
+		fail "cdt $tool sigmask --readback: exit $?: $(tail -n 5 "$tmp/err")"
+	diff "$tmp/plain" "$tmp/rb" >"$tmp/diff" ||
+		fail "cdt $tool: the program read back other masks than it set (< plain, > under cdt): $(cat "$tmp/diff")"
+done
+exit 0

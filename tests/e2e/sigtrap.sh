@@ -12,7 +12,7 @@ set -u
 need_workloads sigtrap
 
 # Sanity: the workload passes on its own, so a failure below is cdt's.
-"$W/sigtrap" 50 >"$tmp/out" 2>&1 || fail "the sigtrap workload fails without cdt: $(cat "$tmp/out")"
+plain "$W/sigtrap" 50 >"$tmp/out" 2>&1 || fail "the sigtrap workload fails without cdt: $(cat "$tmp/out")"
 
 # A watchpoint is armed and the soft source steps: cdt must still pass
 # the program's int1 on, though a debug trap whose cause a KVM guest lost
@@ -21,8 +21,15 @@ need_workloads sigtrap
 rc=$?
 [ "$rc" -eq 0 ] ||
 	fail "sigtrap 100 under cdt: expected exit 0 (every trap handled), got $rc; stdout: $(cat "$tmp/out"); stderr: $(cat "$tmp/err")"
-grep -q 'saw 100 raise, 100 int3 and 100 int1 of 100 each, 0 other; signal handler saw 300 of 300' "$tmp/out" ||
-	fail "handler counts: expected 100 raise, 100 int3, 100 int1, then 300; found: $(cat "$tmp/out")"
+# Where the host leaves an int1's IP, as the workload found (cdt probe's
+# int1_trap says the same): at it, signal()'s rounds execute no int1.
+plain_want=300
+if grep -q 'int1 leaves the IP at the int1' "$tmp/out"; then
+	plain_want=200
+	echo "$me: skip (part): int1 does not advance on this host, so the rounds with signal()'s handler execute none; the SA_SIGINFO rounds step over it, cdt passing each on"
+fi
+grep -q "saw 100 raise, 100 int3 and 100 int1 of 100 each, 0 other; signal handler saw $plain_want of $plain_want" "$tmp/out" ||
+	fail "handler counts: expected 100 raise, 100 int3, 100 int1, then $plain_want; found: $(cat "$tmp/out")"
 "$CDT" report -i "$tmp/s.data" --csv --view summary >"$tmp/summary" 2>"$tmp/rerr" ||
 	fail "profile not readable: $(cat "$tmp/rerr")"
 # -F 4000: ~0.5 s of CPU gives ~2000; 200 is generous.

@@ -7,7 +7,7 @@ set -u
 . "$(dirname "$0")/lib/common.sh"
 need_workloads stdout_bytes
 
-"$W/stdout_bytes" 8 >"$tmp/plain" || fail "plain run failed"
+plain "$W/stdout_bytes" 8 >"$tmp/plain" || fail "plain run failed"
 for tool in comm fvar record; do
 	"$CDT" $tool -o "$tmp/$tool.data" "$W/stdout_bytes" 8 >"$tmp/$tool.out" 2>"$tmp/$tool.err" ||
 		fail "cdt $tool: exit $?: $(tail -n 5 "$tmp/$tool.err")"

@@ -63,7 +63,7 @@ arrays_data() {
 		"$tmp/layout" "$tmp/$1.data.rows" >"$tmp/why" ||
 		fail "$1: static data misnamed: $(head -n 5 "$tmp/why")"
 }
-setarch -R "$W/arrays" --layout >"$tmp/layout" || fail "arrays --layout failed"
+plain setarch -R "$W/arrays" --layout >"$tmp/layout" || fail "arrays --layout failed"
 
 # The same names with and without kept symbols.
 rec a1 "$W/arrays" 4 4

@@ -12,7 +12,7 @@ set -u
 . "$(dirname "$0")/lib/common.sh"
 need_workloads trapstress
 
-"$W/trapstress" || fail "trapstress fails without cdt"
+plain "$W/trapstress" || fail "trapstress fails without cdt"
 runs=${TRAPSTRESS_RUNS:-30}
 i=0
 while [ $i -lt "$runs" ]; do

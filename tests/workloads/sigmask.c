@@ -9,7 +9,13 @@
  *   sigmask [ROUNDS]   default 800 rounds of about 0.6 ms each half
  *   sigmask --raw [ROUNDS]   first set SIGTRAP to SIG_IGN through the raw
  *                       rt_sigaction system call, past libc
+ *   sigmask --readback  block every signal, then read back what it set: the
+ *                       thread's mask (sigprocmask, pthread_sigmask, and in
+ *                       a thread started meanwhile), a handler's sa_mask and
+ *                       an SA_ONSTACK handler's disposition; prints one line
+ *                       each, the same with and without a profiler
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,9 +67,73 @@ struct ksigaction {
 	uint64_t mask;
 };
 
+/* Which signals of 1..64 set holds, as 16 hex digits (bit n-1 for n). */
+static void show(const char *what, const sigset_t *set)
+{
+	uint64_t bits = 0;
+
+	for (int s = 1; s <= 64; s++)
+		if (sigismember(set, s) == 1)
+			bits |= 1ull << (s - 1);
+	printf("%s %016llx SIGTRAP %d\n", what, (unsigned long long)bits,
+	       sigismember(set, SIGTRAP));
+}
+
+static void *readback_thread(void *p)
+{
+	sigset_t cur;
+
+	(void)p;
+	pthread_sigmask(SIG_SETMASK, NULL, &cur);
+	show("new thread:", &cur);
+	return NULL;
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+}
+
+static int readback(void)
+{
+	struct sigaction sa, cur;
+	sigset_t all, got;
+	pthread_t th;
+
+	sigfillset(&all);
+	if (sigprocmask(SIG_SETMASK, &all, NULL))
+		return 1;
+	sigprocmask(SIG_SETMASK, NULL, &got);
+	show("sigprocmask:", &got);
+	pthread_sigmask(SIG_BLOCK, NULL, &got);
+	show("pthread_sigmask:", &got);
+	if (pthread_create(&th, NULL, readback_thread, NULL))
+		return 1;
+	pthread_join(th, NULL);
+	sigemptyset(&all);
+	sigaddset(&all, SIGTRAP);
+	sigprocmask(SIG_UNBLOCK, &all, &got);
+	show("before unblocking SIGTRAP:", &got);
+	sigprocmask(SIG_SETMASK, NULL, &got);
+	show("after:", &got);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr2;
+	sa.sa_flags = SA_ONSTACK | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	if (sigaction(SIGUSR2, &sa, NULL) || sigaction(SIGUSR2, NULL, &cur))
+		return 1;
+	show("sa_mask:", &cur.sa_mask);
+	printf("SA_ONSTACK handler: %s, flags %#x\n", cur.sa_handler == on_usr2 ? "the same" : "another",
+	       (unsigned)(cur.sa_flags & (SA_ONSTACK | SA_RESTART | SA_SIGINFO)));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int raw = argc > 1 && !strcmp(argv[1], "--raw");
+
+	if (argc == 2 && !strcmp(argv[1], "--readback"))
+		return readback();
 	long rounds = argc > 1 + raw ? strtol(argv[1 + raw], NULL, 10) : 800;
 	struct ksigaction ign = { .handler = SIG_IGN };
 	struct sigaction sa;

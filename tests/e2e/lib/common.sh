@@ -59,6 +59,20 @@ fail() {
 	exit 1
 }
 
+# plain CMD...: a workload run without cdt, time-boxed (PLAIN_TIMEOUT, 60
+# s): one that hangs on this host (an int1 that never advances, say) ends
+# with 124 and a line on stderr naming it, for the caller's fail message,
+# long before the suite's limit on the whole test.
+plain() {
+	timeout -k 5 "${PLAIN_TIMEOUT:-60}" "$@"
+	_rc=$?
+	if [ $_rc -eq 124 ] || [ $_rc -eq 137 ]; then
+		echo "$me: $* without cdt: timed out after ${PLAIN_TIMEOUT:-60} s" >&2
+		return 124
+	fi
+	return $_rc
+}
+
 # need_workloads NAME...: the workloads the test runs are built.
 need_workloads() {
 	for w in "$@"; do
