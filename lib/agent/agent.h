@@ -204,8 +204,8 @@ int agent_perf_open(struct perf_event_attr *a, pid_t tid, int group, uint64_t *i
 /* Close *fd if it still holds the event `id`; *fd becomes -1 either way. */
 void agent_perf_close(int *fd, uint64_t id);
 void fds_init(void);
-/* Before exec of path: name the process if it will run unprofiled. */
-void fds_check_exec(const char *path);
+/* Before exec of path: name the process if it will run unprofiled (1). */
+int fds_check_exec(const char *path);
 
 /* handler.c */
 void agent_on_sigtrap(int sig, siginfo_t *si, void *uc);

@@ -104,14 +104,14 @@ static void fds_cat(char *buf, size_t len, size_t *n, const char *s)
 	buf[*n] = '\0';
 }
 
-void fds_check_exec(const char *path)
+int fds_check_exec(const char *path)
 {
 	char msg[512], num[16];
 	size_t n = 0, k = sizeof(num);
 	unsigned pid = (unsigned)getpid();
 
 	if (fds_intact(&fds_keep[0]) && fds_intact(&fds_keep[1]))
-		return;
+		return 0;
 	num[--k] = '\0';
 	do
 		num[--k] = (char)('0' + pid % 10);
@@ -123,4 +123,5 @@ void fds_check_exec(const char *path)
 	fds_cat(msg, sizeof(msg), &n, " unprofiled: it closed cdt's descriptors before exec "
 		"(closefrom or close_range?), so the agent cannot load into it");
 	agent_error(EBADF, msg);
+	return 1;
 }

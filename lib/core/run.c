@@ -553,6 +553,9 @@ static void run_report_procs(struct run_ctx *c, const struct run_result *res)
 		else if (pr->end_how == PROC_END_ALIVE)
 			fprintf(stderr, ") still runs after the program ended (it left the "
 				"program: a daemon?); it goes on unprofiled\n");
+		else if (pr->flags & PROC_F_UNSEEN)
+			fprintf(stderr, ") exec'd with cdt's descriptors closed and ran "
+				"unprofiled from then on: how it ended was not seen\n");
 		else
 			fprintf(stderr, ") ended with no exit: killed by a signal, or a raw exit "
 				"system call\n");
