@@ -166,6 +166,9 @@ struct agent {
 	int active;          /* events are being opened */
 	int broken;          /* SIGTRAP handler lost: sampling stopped */
 	int forked;          /* a fork child of the image that loaded the agent */
+	/* The program's RLIMIT_NOFILE dropped below cdt's descriptors (fds.c):
+	 * nothing new of cdt's can be placed high; said once. */
+	atomic_int fds_low;
 	const struct agent_tool *tool;
 	unsigned char *states; /* AGENT_MAX_THREADS tool states, state_stride apart */
 	size_t state_stride;
@@ -279,6 +282,8 @@ int wpt_arm(struct wpt_set *s, int slot, uint64_t addr, unsigned len,
 int wpt_disarm(struct wpt_set *s, int slot);
 int wpt_armed(const struct wpt_set *s);
 void wpt_close(struct wpt_set *s);
+/* Open every slot's event not open yet, disabled (while fds can still go high). */
+void wpt_prepare(struct wpt_set *s);
 void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc,
 		 uint64_t t0);
 
