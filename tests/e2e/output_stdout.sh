@@ -4,7 +4,8 @@
 #   - stdout a regular file: the program's 6 lines stay, the file keeps its
 #     inode and mode, and the profile follows them (cdt report reads it);
 #   - stdout a pipe: the reader gets the 6 lines, then the profile;
-#   - stdout closed: refused before the program starts (125).
+#   - stdout closed: refused before the program starts (125);
+#   - cdt report -i - reads such a profile from a pipe.
 # Before, -o /dev/stdout renamed a new 0600 file over the program's
 # output, and a pipe was refused ("No such file or directory").
 set -u
@@ -38,6 +39,13 @@ for o in - /dev/stdout /dev/fd/1; do
 	[ "$(cat "$tmp/rc")" = 0 ] || fail "-o $o to a pipe: exit $(cat "$tmp/rc"): $(cat "$tmp/err")"
 	check "$tmp/piped" "-o $o to a pipe"
 done
+
+# A program that writes nothing: the pipe holds the profile alone.
+{ timeout 120 "$CDT" record -o - true 2>"$tmp/err"; echo $? >"$tmp/rc"; } |
+	timeout 60 "$CDT" report -i - --csv --view summary >"$tmp/summary" 2>"$tmp/rerr" ||
+	fail "cdt report -i - after cdt record -o -: $(cat "$tmp/rerr") / $(cat "$tmp/err")"
+[ "$(cat "$tmp/rc")" = 0 ] || fail "cdt record -o - into cdt report -i -: exit $(cat "$tmp/rc"): $(cat "$tmp/err")"
+grep -q '^tool,record' "$tmp/summary" || fail "cdt report -i -: $(head -3 "$tmp/summary")"
 
 timeout 120 "$CDT" record -o - sh -c 'echo ran' >&- 2>"$tmp/err"
 rc=$?
