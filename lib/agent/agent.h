@@ -166,8 +166,8 @@ struct agent {
 	int active;          /* events are being opened */
 	int broken;          /* SIGTRAP handler lost: sampling stopped */
 	int forked;          /* a fork child of the image that loaded the agent */
-	/* The program's RLIMIT_NOFILE dropped below cdt's descriptors (fds.c):
-	 * nothing new of cdt's can be placed high; said once. */
+	/* The program's RLIMIT_NOFILE is at or below cdt's descriptors
+	 * (fds.c): nothing new of cdt's can be placed high, none is opened. */
 	atomic_int fds_low;
 	const struct agent_tool *tool;
 	unsigned char *states; /* AGENT_MAX_THREADS tool states, state_stride apart */

@@ -4,7 +4,8 @@
  * or reuse any number (closefrom, close_range, a dup2 onto it).  So:
  *   - perf events are opened close-on-exec (an exec'd image opens its
  *     own) and moved above the arena's descriptor, which the front end
- *     put high, away from the low numbers programs take to be free; one
+ *     put high, away from the low numbers programs take to be free (or
+ *     in the upper half below it when every number above is taken); one
  *     that cannot go there is closed, never kept low;
  *   - a program that lowers RLIMIT_NOFILE below them is seen first
  *     (setrlimit, prlimit): what live threads open lazily is opened then;
@@ -39,7 +40,10 @@ static struct fds_keep {
 /* Once per process: what cdt gives up rather than take a low number. */
 static void fds_say_low(void)
 {
-	if (atomic_exchange(&agent_g.fds_low, 1))
+	static atomic_int said;
+
+	atomic_store(&agent_g.fds_low, 1);
+	if (atomic_exchange(&said, 1))
 		return;
 	agent_error(EMFILE, "agent: the program's descriptor limit (RLIMIT_NOFILE) is below "
 			    "cdt's descriptors, and cdt takes none of the program's low numbers: "
@@ -50,21 +54,30 @@ static void fds_say_low(void)
 
 int agent_perf_open(struct perf_event_attr *a, pid_t tid, int group, uint64_t *id)
 {
-	int fd = (int)syscall(SYS_perf_event_open, a, tid, -1, group, PERF_FLAG_FD_CLOEXEC);
-	int base = agent_g.arena.fd + 1, nfd;
+	int base = agent_g.arena.fd + 1, fd, nfd;
 
+	/* Not even for a moment: the kernel gives the lowest free number,
+	 * the one the program may be about to open. */
+	if (atomic_load(&agent_g.fds_low))
+		return -EMFILE;
+	fd = (int)syscall(SYS_perf_event_open, a, tid, -1, group, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (base > 1 && fd < base) {
-		/* None can go up there (the limit was lowered, or every number
-		 * above is taken): refuse rather than keep a number the
-		 * program counts on having. */
 		nfd = fcntl(fd, F_DUPFD_CLOEXEC, base);
-		close(fd);
-		if (nfd < 0) {
+		/* Every number above is taken (a thread-heavy program under a
+		 * limit of 1024 leaves 22): the upper half below, still far
+		 * from the low numbers programs take. */
+		if (nfd < 0 && errno == EMFILE)
+			nfd = fcntl(fd, F_DUPFD_CLOEXEC, base / 2);
+		/* EINVAL: the program's limit is at or below cdt's descriptors
+		 * (lowered without setrlimit).  Refuse rather than keep a
+		 * number the program counts on. */
+		else if (nfd < 0)
 			fds_say_low();
+		close(fd);
+		if (nfd < 0)
 			return -EMFILE;
-		}
 		fd = nfd;
 	}
 	*id = 0;
@@ -82,6 +95,7 @@ static void fds_before_limit(uint64_t cur)
 {
 	if (cur > (uint64_t)agent_g.arena.fd + 1 || !agent_g.active || atomic_load(&agent_g.fds_low))
 		return;
+	/* Threads that start meanwhile open their events high, still. */
 	if (agent_g.tool->trap)
 		for (int i = 0, n = atomic_load(&agent_g.nthr); i < n; i++)
 			if (atomic_load(&agent_g.thr[i].used))
@@ -96,9 +110,15 @@ static void fds_before_limit(uint64_t cur)
  */
 static int fds_prlimit(pid_t pid, int res, const struct rlimit *nl, struct rlimit *ol)
 {
-	if (res == RLIMIT_NOFILE && nl && (!pid || pid == getpid()))
+	int self = res == RLIMIT_NOFILE && nl && (!pid || pid == getpid()), ret;
+
+	if (self)
 		fds_before_limit(nl->rlim_cur);
-	return (int)syscall(SYS_prlimit64, pid, res, nl, ol);
+	ret = (int)syscall(SYS_prlimit64, pid, res, nl, ol);
+	/* Raised again above cdt's descriptors: they can go high again. */
+	if (self && !ret && nl->rlim_cur > (uint64_t)agent_g.arena.fd + 1)
+		atomic_store(&agent_g.fds_low, 0);
+	return ret;
 }
 
 AGENT_API int setrlimit(__rlimit_resource_t res, const struct rlimit *rl)
