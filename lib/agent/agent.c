@@ -258,6 +258,10 @@ AGENT_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	tls = va_arg(ap, void *);
 	ctid = va_arg(ap, pid_t *);
 	va_end(ap);
+	/* Called by another library's constructor before the agent's. */
+	if (!agent_real_clone)
+		agent_real_clone = (int (*)(int (*)(void *), void *, int, void *, ...))
+			dlsym(RTLD_NEXT, "clone");
 	if (!agent_real_clone) {
 		errno = ENOSYS;
 		return -1;
