@@ -7,7 +7,9 @@
 #   - cloneproc closexec: a fork child closes every fd from 3 up, then
 #     execs /bin/true, which exits 0 but cannot take the agent: its row
 #     says "unseen" and its line says it ran unprofiled, never that it
-#     was killed ("ended with no exit").
+#     was killed ("ended with no exit");
+#   - cloneproc clonevm: a CLONE_VM | CLONE_VFORK child (posix_spawn's
+#     kind) is passed through untouched and the image it execs profiled.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 need_workloads cloneproc
@@ -36,4 +38,12 @@ grep -q "process $p (/bin/true) exec'd with cdt's descriptors closed and ran unp
 cols "$tmp/procs.csv" pid ended >"$tmp/procs" || fail "bad CSV: $(cat "$tmp/procs.csv")"
 awk -F'\t' -v p="$p" '$1 == p && $2 == "unseen" { f = 1 } END { exit !f }' "$tmp/procs" ||
 	fail "closexec: pid $p is not 'unseen': $(cat "$tmp/procs.csv")"
+# A child that shares the memory (CLONE_VM | CLONE_VFORK) is left as it
+# is until it execs; the image it execs is profiled and its status kept.
+timeout 120 "$CDT" record -o "$tmp/v.data" "$W/cloneproc" clonevm /bin/sh -c 'exit 7' >"$tmp/pids" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 7 ] || fail "clonevm: expected the program's 7, got $rc: $(cat "$tmp/err")"
+p=$(awk '$1 == "child" { print $3 }' "$tmp/pids")
+grep -q "process $p (/usr/bin/dash\|process $p (/bin/dash\|process $p (.*sh) exited with status 7$" "$tmp/err" ||
+	fail "clonevm: no line for pid $p: $(cat "$tmp/err")"
 exit 0

@@ -11,6 +11,9 @@
  *                        each status: exit 0 if all are 10..15
  *   cloneproc closexec PROG...   a fork child closes every fd from 3 up and
  *                        execs PROG; exit with its status
+ *   cloneproc clonevm PROG...    a child of clone(CLONE_VM | CLONE_VFORK),
+ *                        sharing the memory as posix_spawn's does, execs
+ *                        PROG; exit with its status
  */
 #include <sched.h>
 #include <signal.h>
@@ -85,12 +88,38 @@ static int closexec(char **argv)
 	return WEXITSTATUS(st);
 }
 
+static int spawned(void *arg)
+{
+	char **argv = arg;
+
+	execv(argv[0], argv);
+	return 127;
+}
+
+static int clonevm(char **argv)
+{
+	char *stack = mmap(NULL, STACK, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	pid_t pid;
+	int st;
+
+	if (stack == MAP_FAILED)
+		return 2;
+	pid = clone(spawned, stack + STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, argv);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return 2;
+	printf("child 0 %d\n", (int)pid);
+	return WEXITSTATUS(st);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "clone"))
 		return clones();
 	if (argc > 2 && !strcmp(argv[1], "closexec"))
 		return closexec(argv + 2);
-	fprintf(stderr, "usage: cloneproc clone | cloneproc closexec PROG [ARGS...]\n");
+	if (argc > 2 && !strcmp(argv[1], "clonevm"))
+		return clonevm(argv + 2);
+	fprintf(stderr, "usage: cloneproc clone | cloneproc closexec|clonevm PROG [ARGS...]\n");
 	return 2;
 }
