@@ -41,8 +41,8 @@ static void report_usage(FILE *f)
 		"\n"
 		"Show a profile written by a cdt tool.\n"
 		"\n"
-		"  -i, --input FILE   profile to read (default cdt.data); several -i, or a\n"
-		"                     quoted glob ('cdt.data.*'), merge processes or ranks:\n"
+		"  -i, --input FILE   profile to read (default cdt.data; - for stdin); several -i,\n"
+		"                     or a quoted glob ('cdt.data.*'), merge processes or ranks:\n"
 		"                     threads become rank.thread\n"
 		"      --view NAME    one view only; --view list names them\n"
 		"      --csv          CSV (header row, one record per line) of one view;\n"
@@ -88,6 +88,9 @@ static int report_input(struct report_opts *o, const char *v)
 	glob_t g;
 	int r;
 
+	/* As -o - writes a profile: a pipe is read as it comes. */
+	if (!strcmp(v, "-"))
+		return report_input_add(o, "/dev/stdin");
 	if (!strpbrk(v, "*?["))
 		return report_input_add(o, v);
 	r = glob(v, 0, NULL, &g);

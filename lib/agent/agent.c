@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -88,15 +89,18 @@ int agent_check_handler(void)
 	return -EBUSY;
 }
 
-static void agent_proc_record(uint32_t flags)
+/* path: the image's, or NULL for this one's (/proc/self/exe). */
+static void agent_proc_record(uint32_t flags, const char *path)
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ssize_t n = path ? 0 : readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	uint32_t size;
 	struct rec_proc *r;
 
 	if (n < 0)
 		n = 0;
+	for (; path && path[n] && n < (ssize_t)sizeof(exe) - 1; n++)
+		exe[n] = path[n];
 	exe[n] = '\0';
 	size = REC_SIZE(sizeof(*r) + (size_t)n + 1);
 	r = arena_reserve(&agent_g.arena, size, REC_PROC);
@@ -150,7 +154,7 @@ static void agent_atfork_child(void)
 	}
 	/* No module walk here: the loader lock may be held by a thread that
 	 * did not survive fork.  The front end copies the parent's modules. */
-	agent_proc_record(PROC_F_FORK);
+	agent_proc_record(PROC_F_FORK, NULL);
 	if (agent_g.tool->init && agent_g.tool->init(agent_g.cfg.params)) {
 		agent_error(ENOMEM, "agent: the tool could not set up in a fork child; "
 				    "not profiling it");
@@ -208,6 +212,65 @@ static __attribute__((noreturn)) void agent_fast_exit(int status)
 		syscall(SYS_exit_group, status);
 }
 
+/*
+ * clone() without CLONE_THREAD makes a process, and glibc runs no atfork
+ * handler for it: the child is set up here as a fork child is, and its
+ * end recorded when its function returns (glibc then makes the raw exit
+ * system call, which no handler sees).  Only children with a copy of the
+ * memory: one that shares it (CLONE_VM) would rewrite the parent's agent,
+ * so it goes as it is, unprofiled until it execs.  Resolved at start:
+ * no dlsym after it.
+ */
+static int (*agent_real_clone)(int (*)(void *), void *, int, void *, ...);
+
+struct clone_boot {
+	int (*fn)(void *);
+	void *arg;
+};
+
+static int agent_clone_start(void *p)
+{
+	/* The parent's frame, copied into the child with the memory. */
+	struct clone_boot b = *(struct clone_boot *)p;
+	int status;
+
+	agent_atfork_child();
+	status = b.fn(b.arg);
+	if (agent_g.active) {
+		agent_quiet++;
+		agent_flush_threads(REC_THREAD_END);
+		agent_proc_end(PROC_END__EXIT, status & 0xff);
+	}
+	return status;
+}
+
+AGENT_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	struct clone_boot b = { fn, arg };
+	pid_t *ptid, *ctid;
+	void *tls;
+	va_list ap;
+
+	/* What glibc's clone takes after arg, passed on as its own is:
+	 * read whether or not flags ask for them. */
+	va_start(ap, arg);
+	ptid = va_arg(ap, pid_t *);
+	tls = va_arg(ap, void *);
+	ctid = va_arg(ap, pid_t *);
+	va_end(ap);
+	/* Called by another library's constructor before the agent's. */
+	if (!agent_real_clone)
+		agent_real_clone = (int (*)(int (*)(void *), void *, int, void *, ...))
+			dlsym(RTLD_NEXT, "clone");
+	if (!agent_real_clone) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!agent_g.active || !fn || (flags & (CLONE_THREAD | CLONE_VM | CLONE_NEWPID)))
+		return agent_real_clone(fn, stack, flags, arg, ptid, tls, ctid);
+	return agent_real_clone(agent_clone_start, stack, flags, &b, ptid, tls, ctid);
+}
+
 AGENT_API void _exit(int status)
 {
 	agent_fast_exit(status);
@@ -231,7 +294,10 @@ static void agent_exec_prepare(const char *path)
 	if (!agent_g.active)
 		return;
 	agent_quiet++;
-	fds_check_exec(path);
+	/* No agent will load into the next image: the process goes on
+	 * unprofiled, and its end will not be seen (not "killed"). */
+	if (fds_check_exec(path))
+		agent_proc_record(PROC_F_EXEC | PROC_F_UNSEEN, path ? path : "?");
 	agent_check_handler();
 	if (agent_self) {
 		counters_tick(agent_self, agent_now(), 1);
@@ -422,6 +488,9 @@ __attribute__((constructor(101))) static void agent_init(void)
 	const struct agent_tool *tool;
 	int err;
 
+	/* Before anything can fail: clone() must reach glibc's either way. */
+	agent_real_clone = (int (*)(int (*)(void *), void *, int, void *, ...))
+		dlsym(RTLD_NEXT, "clone");
 	err = agent_attach();
 	if (err) {
 		/* A program started by hand with our LD_PRELOAD but no arena. */
@@ -462,7 +531,7 @@ __attribute__((constructor(101))) static void agent_init(void)
 		return;
 	}
 	agent_g.active = 1;
-	agent_proc_record(0);
+	agent_proc_record(0, NULL);
 	mmaps_record();
 	functab_update();
 	pthread_atfork(NULL, NULL, agent_atfork_child);

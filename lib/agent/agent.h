@@ -166,6 +166,9 @@ struct agent {
 	int active;          /* events are being opened */
 	int broken;          /* SIGTRAP handler lost: sampling stopped */
 	int forked;          /* a fork child of the image that loaded the agent */
+	/* The program's RLIMIT_NOFILE is at or below cdt's descriptors
+	 * (fds.c): nothing new of cdt's can be placed high, none is opened. */
+	atomic_int fds_low;
 	const struct agent_tool *tool;
 	unsigned char *states; /* AGENT_MAX_THREADS tool states, state_stride apart */
 	size_t state_stride;
@@ -212,8 +215,8 @@ int agent_perf_open(struct perf_event_attr *a, pid_t tid, int group, uint64_t *i
 /* Close *fd if it still holds the event `id`; *fd becomes -1 either way. */
 void agent_perf_close(int *fd, uint64_t id);
 void fds_init(void);
-/* Before exec of path: name the process if it will run unprofiled. */
-void fds_check_exec(const char *path);
+/* Before exec of path: name the process if it will run unprofiled (1). */
+int fds_check_exec(const char *path);
 
 /* handler.c: cdt's signals (sigchain.c) */
 void agent_on_signal(int sig, siginfo_t *si, void *uc);
@@ -312,6 +315,8 @@ int wpt_armed(const struct wpt_set *s);
 int wpt_pause(struct wpt_set *s);
 void wpt_resume(struct wpt_set *s);
 void wpt_close(struct wpt_set *s);
+/* Open every slot's event not open yet, disabled (while fds can still go high). */
+void wpt_prepare(struct wpt_set *s);
 void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc,
 		 uint64_t t0);
 

@@ -167,9 +167,14 @@ int clock_open(struct agent_thread *t)
 		uint64_t period = i ? agent_g.cfg.ev[i].period : clock_first_period();
 		int kind = clock_first_kind(period);
 
-		if (i == 0 && agent_g.cfg.source == SRC_SOFT)
+		if (i == 0 && agent_g.cfg.source == SRC_SOFT) {
 			err = clock_open_kind(t, kind, kind == CLOCK_K_POSIX ?
 					      clock_posix_period(agent_g.cfg.clock.tick_ns, period) : period);
+			/* No descriptor can go high (fds.c): the clock that needs none. */
+			if (err == -EMFILE && atomic_load(&agent_g.fds_low))
+				err = clock_open_kind(t, CLOCK_K_POSIX, clock_posix_period(
+						      agent_g.cfg.clock.tick_ns, period));
+		}
 		else if (!(err = pmu_open(t, (int)i, period)) && i == 0)
 			t->clk.period = period;
 	}
@@ -394,6 +399,9 @@ void clock_govern(struct agent_thread *t, uint64_t cpu)
 	t->clk.samples0 = t->st.samples;
 	kind = clock_choose(c, agent_g.cfg.source == SRC_SOFT, agent_g.cfg.ev[0].period,
 			    t->clk.kind, t->clk.period, &w, &p);
+	/* The perf clock's event could not be placed high any more (fds.c). */
+	if (kind != t->clk.kind && kind == CLOCK_K_PERF && atomic_load(&agent_g.fds_low))
+		return;
 	if (kind == t->clk.kind && p == t->clk.period)
 		return;
 	err = clock_apply(t, kind, p);

@@ -142,7 +142,10 @@ struct agent_thread *agent_thread_start(int main_thread, uint64_t created)
 	pthread_setspecific(thread_key, t);
 	memset(&t->ext, 0, sizeof(t->ext));
 	err = clock_open(t);
-	if (err) {
+	/* Under a lowered limit fds.c has said it once for all threads. */
+	if (err == -EMFILE && atomic_load(&agent_g.fds_low))
+		t->flags |= THREAD_F_NOEVENT;
+	else if (err) {
 		t->flags |= THREAD_F_NOEVENT;
 		agent_error(-err, err == -EMFILE ?
 			    "agent: out of file descriptors (EMFILE) opening a thread's "
@@ -150,7 +153,7 @@ struct agent_thread *agent_thread_start(int main_thread, uint64_t created)
 			    "agent: cannot open a thread's sampling event");
 	}
 	err = counters_open(t);
-	if (err)
+	if (err && !(err == -EMFILE && atomic_load(&agent_g.fds_low)))
 		agent_error(-err, err == -EMFILE ?
 			    "agent: out of file descriptors (EMFILE) opening a thread's "
 			    "counters; raise 'ulimit -n'" :

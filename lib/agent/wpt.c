@@ -162,6 +162,28 @@ int wpt_armed(const struct wpt_set *s)
 	return 0;
 }
 
+void wpt_prepare(struct wpt_set *s)
+{
+	static const uint64_t spot; /* any user address: the event stays disabled */
+	struct perf_event_attr a;
+
+	/* A sibling arming a slot now opens it itself. */
+	if (wpt_lock(s))
+		return;
+	for (int i = 0; i < WPT_SLOTS; i++) {
+		int fd;
+
+		if (s->slot[i].fd >= 0 || wpt_attr(&a, i, (uint64_t)(uintptr_t)&spot, 8, WPT_W))
+			continue;
+		/* Arming later changes only what MODIFY_ATTRIBUTES may change. */
+		a.disabled = 1;
+		fd = agent_perf_open(&a, s->tid, -1, &s->slot[i].id);
+		if (fd >= 0)
+			s->slot[i].fd = fd;
+	}
+	wpt_unlock(s);
+}
+
 void wpt_close(struct wpt_set *s)
 {
 	for (int i = 0; i < WPT_SLOTS; i++) {

@@ -197,17 +197,53 @@ static void wr_free(struct df_writer *w)
 }
 
 /*
+ * A path that names one of cdt's own descriptors: "-" and /dev/stdout are
+ * 1, /dev/stderr 2, /dev/fd/N and /proc/self/fd/N are N.  Such a path
+ * means "this open file", shared with the program (its stdout is cdt's):
+ * the profile is written to that descriptor, after what the program
+ * wrote, never by opening the path again, which would truncate the
+ * program's output or, through the magic link, rename over it.  Returns
+ * N, or -1 for any other path.
+ */
+static int df_fd_path(const char *path)
+{
+	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/",
+					    "/proc/thread-self/fd/", NULL };
+	char own[32];
+	const char *s = NULL;
+	long n = 0;
+
+	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
+		return 1;
+	if (!strcmp(path, "/dev/stderr"))
+		return 2;
+	for (int i = 0; dirs[i] && !s; i++)
+		if (!strncmp(path, dirs[i], strlen(dirs[i])))
+			s = path + strlen(dirs[i]);
+	snprintf(own, sizeof(own), "/proc/%d/fd/", (int)getpid());
+	if (!s && !strncmp(path, own, strlen(own)))
+		s = path + strlen(own);
+	if (!s || !*s)
+		return -1;
+	for (; *s >= '0' && *s <= '9' && n <= INT_MAX / 10; s++)
+		n = n * 10 + (*s - '0');
+	return *s ? -1 : (int)n;
+}
+
+/*
  * The file a path names: a symlink's target, however many links deep
  * (also when it does not exist yet), else the path itself.  *special: it
- * exists and is not a regular file.  Returns a malloc'ed path or NULL
- * with errno set.
+ * exists and is not a regular file.  *fd: the path names a descriptor of
+ * cdt's (df_fd_path), or -1.  Returns a malloc'ed path or NULL with errno
+ * set.
  */
-static char *df_target(const char *path, int *special)
+static char *df_target(const char *path, int *special, int *fd)
 {
 	char *cur = strdup(path), *next;
 	struct stat st;
 
 	*special = 0;
+	*fd = -1;
 	for (int depth = 0; cur; depth++) {
 		char link[PATH_MAX];
 		const char *slash;
@@ -216,6 +252,11 @@ static char *df_target(const char *path, int *special)
 		if (depth == 40) {
 			errno = ELOOP;
 			goto fail;
+		}
+		*fd = df_fd_path(cur);
+		if (*fd >= 0) {
+			*special = 1;
+			return cur;
 		}
 		if (lstat(cur, &st))
 			return errno == ENOENT ? cur : (free(cur), NULL);
@@ -241,20 +282,61 @@ fail:
 	return NULL;
 }
 
+/* A descriptor the profile can go to: open for writing, not a terminal. */
+static int df_check_fd(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
+		return -EBADF;
+	return isatty(fd) ? -ENOTTY : 0;
+}
+
+/*
+ * rename() over an existing file in a sticky directory (/tmp) needs the
+ * file or the directory to be ours (or CAP_FOWNER, taken as root here):
+ * known now, where the rename would fail only after the run.
+ */
+static int df_check_sticky(const char *target)
+{
+	struct stat f, d;
+	char *dir = strdup(target), *slash;
+	uid_t me = geteuid();
+	int ret = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	if (!lstat(target, &f) && !stat(slash ? dir : ".", &d) && (d.st_mode & S_ISVTX) &&
+	    me && f.st_uid != me && d.st_uid != me)
+		ret = -EPERM;
+	free(dir);
+	return ret;
+}
+
 int df_check(const char *path)
 {
 	struct df_writer *w;
+	struct stat st;
 	char *target;
-	int special, ret;
+	int special, fd, ret;
 
 	if (!path || !*path)
 		return -EINVAL;
-	target = df_target(path, &special);
+	target = df_target(path, &special, &fd);
 	if (!target)
 		return -errno;
-	/* Opening a FIFO would wait for its reader: ask for permission only. */
-	ret = special ? (access(target, W_OK) ? -errno : 0) : df_create(&w, target);
-	if (!special && !ret)
+	if (fd >= 0)
+		ret = df_check_fd(fd);
+	else if (special && !stat(target, &st) && S_ISDIR(st.st_mode))
+		ret = -EISDIR;
+	else if (special) /* opening a FIFO would wait for its reader */
+		ret = access(target, W_OK) ? -errno : 0;
+	else if (!(ret = df_check_sticky(target)) && !(ret = df_create(&w, target)))
 		df_abort(w);
 	free(target);
 	return ret;
@@ -270,7 +352,8 @@ int df_create(struct df_writer **wp, const char *path)
 		.hdr_size = sizeof(fh),
 		.compression = DF_COMP_ZLIB,
 	};
-	int ret;
+	struct stat st;
+	int ret, fd;
 
 	*wp = NULL;
 	if (!path || !*path)
@@ -288,12 +371,22 @@ int df_create(struct df_writer **wp, const char *path)
 		free(w);
 		return -ENOMEM;
 	}
-	w->path = df_target(path, &w->in_place);
+	w->path = df_target(path, &w->in_place, &fd);
 	if (!w->path) {
 		ret = -errno;
 		goto out;
 	}
-	if (w->in_place)
+	if (fd >= 0) {
+		/* A copy: closing it leaves the program's (and cdt's) stdout
+		 * open.  A regular file is written at its end, after the
+		 * program's output, whatever offset the program left. */
+		w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (w->fd >= 0 && !fstat(w->fd, &st) && S_ISREG(st.st_mode) &&
+		    lseek(w->fd, 0, SEEK_END) < 0) {
+			ret = -errno;
+			goto out;
+		}
+	} else if (w->in_place)
 		w->fd = open(w->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	else if (asprintf(&w->tmp, "%s.tmp.XXXXXX", w->path) < 0) {
 		w->tmp = NULL;

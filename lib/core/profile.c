@@ -288,7 +288,7 @@ static int profile_add_proc(struct profile *p, const struct rec_proc *r)
 	if (pr) {
 		/* The same pid again: exec replaced the image and its threads. */
 		free(pr->exe);
-		pr->flags |= PROC_F_EXEC;
+		pr->flags |= PROC_F_EXEC | (r->flags & PROC_F_UNSEEN);
 		pr->ended = 0;
 		if (pr->nexec < PROF_MAX_EXEC)
 			pr->exec_time[pr->nexec++] = r->time;

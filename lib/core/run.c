@@ -553,6 +553,9 @@ static void run_report_procs(struct run_ctx *c, const struct run_result *res)
 		else if (pr->end_how == PROC_END_ALIVE)
 			fprintf(stderr, ") still runs after the program ended (it left the "
 				"program: a daemon?); it goes on unprofiled\n");
+		else if (pr->flags & PROC_F_UNSEEN)
+			fprintf(stderr, ") exec'd with cdt's descriptors closed and ran "
+				"unprofiled from then on: how it ended was not seen\n");
 		else
 			fprintf(stderr, ") ended with no exit: killed by a signal, or a raw exit "
 				"system call\n");
@@ -992,7 +995,8 @@ static int run_parse_common(int argc, char **argv, int *i, struct run_opts *o,
 static void run_usage_common(FILE *f, uint64_t soft_hz, uint64_t pmu_period)
 {
 	fprintf(f,
-		"  -o, --output FILE     profile to write (default cdt.data, cdt.data.RANK under MPI)\n"
+		"  -o, --output FILE     profile to write (default cdt.data, cdt.data.RANK under MPI;\n"
+		"                        - for stdout, after the program's output)\n"
 		"      --source SRC      auto, pmu or soft (default auto)\n"
 		"  -F, --freq HZ         soft: samples per second per thread, fixed (default: at\n"
 		"                        most %llu, as the overhead budget allows)\n"
@@ -1075,7 +1079,11 @@ int run_tool(const char *name, const struct run_ops *ops, const struct prof_ops 
 	if (r) {
 		fprintf(stderr, "cdt %s: cannot write the profile to '%s': %s; the program "
 			"was not started (-o names the file)\n", name, output,
-			r == -EINVAL ? "empty file name" : strerror(-r));
+			r == -EINVAL ? "empty file name" :
+			r == -ENOTTY ? "it is a terminal (redirect it to a file or a pipe)" :
+			r == -EBADF ? "that descriptor is not open for writing" :
+			r == -EPERM ? "the directory is sticky and neither it nor the file is "
+				      "yours, so the file cannot be replaced" : strerror(-r));
 		return EXIT_CDT_FAILED;
 	}
 	profile_init(&p);
@@ -1086,6 +1094,15 @@ int run_tool(const char *name, const struct run_ops *ops, const struct prof_ops 
 			"buffer); the program under the agent: %.1f ms\n", name,
 			(double)(res.t_spawn - begin) / 1e6, (double)(res.t_end - res.t_spawn) / 1e6);
 	if ((ops->finish && ops->finish(&o, &p)) || run_save(&o, &p, output)) {
+		/* 125 says cdt failed; the program's own end is said here, or
+		 * it would be lost with it (a full disk after a good run). */
+		if (res.term_signal)
+			fprintf(stderr, "cdt %s: the program was killed by signal %d (%s); cdt "
+				"exits %d as its profile was not written\n", name, res.term_signal,
+				strsignal(res.term_signal), EXIT_CDT_FAILED);
+		else
+			fprintf(stderr, "cdt %s: the program exited %d; cdt exits %d as its "
+				"profile was not written\n", name, res.status, EXIT_CDT_FAILED);
 		res.status = EXIT_CDT_FAILED;
 		goto out;
 	}

@@ -126,7 +126,9 @@ int view_processes(const struct profile *p, const struct view_opts *o, struct ta
 		const char *end = pr->end_how <= PROC_END_MAX ? how[pr->end_how] : "?";
 
 		if (!pr->ended && pr->end_how != PROC_END_SIGNAL && pr->end_how != PROC_END_ALIVE)
-			end = "no exit"; /* killed, or a raw exit system call */
+			/* killed, or a raw exit system call; or after an exec
+			 * no agent followed, not seen at all */
+			end = pr->flags & PROC_F_UNSEEN ? "unseen" : "no exit";
 		err = table_row(t) || table_cell(t, "%u", pr->pid) || table_cell(t, "%u", pr->ppid) ||
 		      table_cell(t, "%u", pr->nexec) || table_cell(t, "%s", end) ||
 		      (pr->ended || pr->end_how == PROC_END_SIGNAL ?

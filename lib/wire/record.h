@@ -139,6 +139,11 @@ struct rec_trap {
 
 #define PROC_F_FORK 0x1
 #define PROC_F_EXEC 0x2
+/* From the agent, with PROC_F_EXEC, before an exec no agent can follow
+ * (cdt's descriptors were closed): that image runs unprofiled and its end
+ * is not seen; a file keeps it on the process's first record.  Readers
+ * that predate it take a plain exec. */
+#define PROC_F_UNSEEN 0x4
 
 struct rec_proc {
 	struct rec_hdr h;
