@@ -84,6 +84,8 @@ struct clock_thread {
 	uint64_t cpu0;     /* the governor's window began at this CPU time, */
 	uint64_t samples0; /* with this many samples taken */
 	uint64_t sw0;      /* and this many context switches */
+	uint64_t left;     /* paused (clock_pause): what was left of the period */
+	int rearm;         /* the perf event's period is a paused one's rest */
 };
 
 struct agent_thread {
@@ -260,10 +262,13 @@ int clock_open(struct agent_thread *t);
 void clock_close(struct agent_thread *t, int inherited);
 /* Stop sampling t (the handler is lost). */
 void clock_stop(struct agent_thread *t);
-/* No sample of t until clock_resume, which starts a whole period afresh:
- * none can come in the next microseconds (sigchain.c needs it). */
+/* No sample of t until clock_resume, which goes on with what was left of
+ * the period, but never so little that one comes in the next microseconds
+ * (sigchain.c needs it); clock_sampled, at t's next sample, sets the
+ * period again. */
 void clock_pause(struct agent_thread *t);
 void clock_resume(struct agent_thread *t);
+void clock_sampled(struct agent_thread *t);
 /* From t's sampling signal, with t's CPU time at its start: keep the budget. */
 void clock_govern(struct agent_thread *t, uint64_t cpu);
 /* A POSIX-clock sample that came as a system call returned (or restarts). */

@@ -115,6 +115,8 @@ static int handler_body(int sig, siginfo_t *si, void *ucv)
 			t->ext.sample_cpu_ns += agent_cpu_now() - cpu0;
 			t->ext.sample_cpu_n++;
 		}
+		if (!kind)
+			clock_sampled(t);
 		if (govern)
 			clock_govern(t, govern);
 		agent_thread_tick(t, now);
