@@ -136,6 +136,7 @@ static void agent_atfork_child(void)
 		return;
 	agent_g.pid = getpid();
 	agent_g.forked = 1;
+	functab_fork_child();
 	/* Inherited fds are the parent's threads' events: drop them all. */
 	for (int i = 0, n = atomic_load(&agent_g.nthr); i < n; i++) {
 		struct agent_thread *t = &agent_g.thr[i];

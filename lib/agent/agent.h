@@ -293,6 +293,8 @@ void jumps_init(void);
 void functab_update(void);
 /* From a handler: 1 and the function's [start, end) if addr is in one. */
 int functab_find(uint64_t addr, uint64_t *start, uint64_t *end);
+/* In a fork child: an update the fork cut short in another thread is over. */
+void functab_fork_child(void);
 
 /* Copy up to len code bytes at addr from a handler without faulting;
  * returns how many could be read (0 if none).  `mapped`: the page of addr
