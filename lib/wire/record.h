@@ -177,6 +177,9 @@ struct rec_thread {
 
 #define THREAD_F_MAIN 0x1    /* the process's first thread */
 #define THREAD_F_NOEVENT 0x2 /* its sampling event could not be opened */
+/* Front end: its agent statistics were past what the run could have
+ * done (the program overwrote them in the shared arena): left out. */
+#define THREAD_F_FORGED 0x4
 
 /* What the agent measured about itself in one thread. */
 struct agent_stats {
@@ -368,12 +371,16 @@ struct rec_runstats {
 	int32_t term_signal;         /* signal that killed the target, or 0 */
 	uint32_t procs, threads;
 	uint32_t incomplete;         /* 1 if the run ended abnormally */
-	uint32_t pad;
+	uint32_t flags;              /* RUN_F_*; 0 in older files (a pad then) */
 	/* Since file version 1.1: what the front end refused from the arena,
 	 * which the program can write (lib/core/ingest.c). */
 	uint64_t rejected[REJ_N];    /* records, by enum rec_reject */
 	uint64_t skipped_bytes;      /* bytes of the arena skipped with them */
 };
+
+/* rec_runstats.flags: counts the program overwrote in the shared arena,
+ * past what the run could have done, so unknown (stored as 0). */
+#define RUN_F_DROPS_FORGED 0x1 /* dropped_records, dropped_bytes */
 
 struct rec_end {
 	struct rec_hdr h;
