@@ -182,6 +182,8 @@ extern __thread struct agent_thread *agent_self __attribute__((tls_model("initia
 extern __thread int agent_quiet __attribute__((tls_model("initial-exec")));
 
 uint64_t agent_now(void);
+/* addr is in the agent's own image (its code): cdt's, not the program's. */
+int agent_own_addr(uint64_t addr);
 void agent_error(int err, const char *msg);
 /* The CPU time of a thread of this process, ns (a system call). */
 uint64_t agent_cpu_of(pid_t tid);

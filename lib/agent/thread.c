@@ -141,6 +141,8 @@ struct agent_thread *agent_thread_start(int main_thread, uint64_t created)
 	pthread_once(&thread_key_once, thread_key_make);
 	pthread_setspecific(thread_key, t);
 	memset(&t->ext, 0, sizeof(t->ext));
+	/* Samples from here on would describe cdt's set-up, not the program. */
+	agent_quiet++;
 	err = clock_open(t);
 	if (err) {
 		t->flags |= THREAD_F_NOEVENT;
@@ -159,6 +161,7 @@ struct agent_thread *agent_thread_start(int main_thread, uint64_t created)
 	objects_thread_start(t);
 	if (tool->thread_start)
 		tool->thread_start(t);
+	agent_quiet--;
 	return t;
 }
 
@@ -168,6 +171,7 @@ void agent_thread_stop(struct agent_thread *t)
 
 	if (!t || !atomic_load(&t->used))
 		return;
+	agent_quiet++;
 	clock_sync(t);
 	clock_close(t, 0);
 	if (t == agent_self) {
@@ -186,6 +190,7 @@ void agent_thread_stop(struct agent_thread *t)
 		t->altstack = NULL;
 	}
 	atomic_store(&t->used, 0);
+	agent_quiet--;
 }
 
 struct thread_boot {

@@ -223,7 +223,7 @@ int ingest_task_bound(struct rec_task *t, uint64_t wall_ns)
 		  st->chained > events || x->stray > events || x->async > events ||
 		  x->sample_cpu_n > events || x->trap_cpu_n > events || x->posix_n > events ||
 		  x->perf_switches > events || x->clock_changes > events ||
-		  x->in_syscall > events || st->handler_ns > wall_ns || st->trap_ns > wall_ns ||
+		  x->in_syscall > events || x->own > events || st->handler_ns > wall_ns || st->trap_ns > wall_ns ||
 		  x->sample_cpu_ns > wall_ns || x->trap_cpu_ns > wall_ns || x->cpu_ns > wall_ns ||
 		  st->dropped > drops;
 

@@ -52,7 +52,7 @@ int view_cost_warning(const struct prof_cost *c, char *buf, size_t len)
 
 int view_summary_run(const struct profile *p, struct table *t)
 {
-	uint64_t samples = 0, steps = 0, traps = 0, stray = 0, async = 0, forged = 0;
+	uint64_t samples = 0, steps = 0, traps = 0, stray = 0, async = 0, forged = 0, own = 0;
 	struct prof_cost cost;
 	char warn[320];
 	int err = 0;
@@ -64,6 +64,7 @@ int view_summary_run(const struct profile *p, struct table *t)
 		stray += p->tasks[i].ext.stray;
 		async += p->tasks[i].ext.async;
 		forged += !!(p->tasks[i].flags & THREAD_F_FORGED);
+		own += p->tasks[i].ext.own;
 	}
 	profile_cost(p, 0, &cost);
 	for (size_t i = 0; i < p->nmeta && !err; i++)
@@ -91,7 +92,8 @@ int view_summary_run(const struct profile *p, struct table *t)
 		      KV("us_per_trap", "%.2f", cost.trap_ns / 1000) ||
 		      KV("cost_clock", "%s", cost.cpu ? "cpu" : "wall") ||
 		      KV("sampling_share", "%.3f", cost.share) ||
-		      KV("stray_traps", "%" PRIu64, stray) || KV("async_traps", "%" PRIu64, async);
+		      KV("stray_traps", "%" PRIu64, stray) || KV("async_traps", "%" PRIu64, async) ||
+		      KV("samples_in_cdt", "%" PRIu64, own);
 	/* Their statistics are not in the counts above. */
 	if (!err && forged)
 		err = KV("threads_overwritten", "%" PRIu64 " (agent statistics overwritten by the "

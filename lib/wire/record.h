@@ -221,6 +221,11 @@ struct agent_ext {
 	uint64_t in_syscall;    /* POSIX-clock samples that found the thread in a
 				 * system call: not attributed, as the perf clock
 				 * (user level only) takes none there */
+	/* Since 1.3: samples that found the thread in cdt's own work (the
+	 * agent's code, or the agent at work in normal context: module
+	 * walks, the function table, thread start and end, exit, exec):
+	 * not attributed, since they describe cdt and not the program. */
+	uint64_t own;
 };
 #define AGENT_COST_EVERY 16
 
@@ -462,7 +467,7 @@ REC_FIELD(agent_stats, trap_ns, 56);
 REC_FIELD(agent_stats, dropped, 64);
 REC_FIELD(agent_stats, chained, 72);
 
-REC_SIZE_IS(rec_thread_end, 216);
+REC_SIZE_IS(rec_thread_end, 224);
 REC_FIELD(rec_thread_end, pid, 8);
 REC_FIELD(rec_thread_end, tid, 12);
 REC_FIELD(rec_thread_end, time, 16);
@@ -526,7 +531,7 @@ REC_FIELD(rec_sym, file_len, 44);
 REC_FIELD(rec_sym, module_len, 48);
 REC_FIELD(rec_sym, str, 56);
 
-REC_SIZE_IS(rec_task, 240);
+REC_SIZE_IS(rec_task, 248);
 REC_FIELD(rec_task, index, 8);
 REC_FIELD(rec_task, pid, 12);
 REC_FIELD(rec_task, tid, 16);
