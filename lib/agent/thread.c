@@ -204,13 +204,34 @@ struct thread_boot {
 	void *(*fn)(void *);
 	void *arg;
 	uint64_t created;
+	atomic_int used;
 };
+
+/* What a new thread's trampoline needs, in the agent's own memory: a
+ * malloc per pthread_create would move the program's heap. */
+static struct thread_boot thread_boots[AGENT_MAX_THREADS];
+static atomic_uint thread_boot_hint;
+
+static struct thread_boot *thread_boot_claim(void)
+{
+	unsigned h = atomic_fetch_add(&thread_boot_hint, 1);
+
+	for (unsigned i = 0; i < AGENT_MAX_THREADS; i++) {
+		struct thread_boot *b = &thread_boots[(h + i) % AGENT_MAX_THREADS];
+		int expect = 0;
+
+		if (atomic_compare_exchange_strong(&b->used, &expect, 1))
+			return b;
+	}
+	return NULL;
+}
 
 static void *thread_trampoline(void *p)
 {
-	struct thread_boot b = *(struct thread_boot *)p;
+	struct thread_boot *boot = p, b = { .fn = boot->fn, .arg = boot->arg,
+					    .created = boot->created };
 
-	free(p);
+	atomic_store(&boot->used, 0);
 	agent_thread_start(0, b.created);
 	return b.fn(b.arg);
 }
@@ -229,8 +250,8 @@ AGENT_API int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		return ENOSYS;
 	if (!agent_g.active)
 		return real(th, attr, fn, arg);
-	b = malloc(sizeof(*b));
-	if (!b)
+	b = thread_boot_claim();
+	if (!b) /* more threads being started at once than the agent has slots */
 		return real(th, attr, fn, arg);
 	b->fn = fn;
 	b->arg = arg;
@@ -239,6 +260,6 @@ AGENT_API int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	b->created = agent_now();
 	err = real(th, attr, thread_trampoline, b);
 	if (err)
-		free(b);
+		atomic_store(&b->used, 0);
 	return err;
 }
