@@ -968,7 +968,9 @@ AGENT_API int munmap(void *addr, size_t len)
 	ret = r->munmap(addr, len);
 	if (!ret && want) {
 		obj_busy++;
+		agent_quiet++;
 		obj_emit_free((uint64_t)(uintptr_t)addr, len, t);
+		agent_quiet--;
 		obj_busy--;
 	}
 	return ret;
@@ -1001,7 +1003,9 @@ AGENT_API void *mremap(void *old, size_t oldlen, size_t newlen, int flags, ...)
 	if (p != MAP_FAILED && want) {
 		if (!(flags & MREMAP_DONTUNMAP)) {
 			obj_busy++;
+			agent_quiet++;
 			obj_emit_free((uint64_t)(uintptr_t)old, oldlen, t);
+			agent_quiet--;
 			obj_busy--;
 		}
 		obj_note(r, p, newlen, ALLOC_MMAP, OBJ_RA(), OBJ_CFA());
