@@ -300,6 +300,14 @@ static void functab_keep(const struct fn_mod *m)
 	fn_cache[fn_ncache++] = *m;
 }
 
+static void functab_ident(struct fn_mod *m, const struct stat *st)
+{
+	m->dev = st->st_dev;
+	m->ino = st->st_ino;
+	m->mtime = (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec;
+	m->size = (uint64_t)st->st_size;
+}
+
 /* The table of one module: kept from an earlier load, else read now. */
 static const struct functab *functab_of(struct dl_phdr_info *info, const char *path)
 {
@@ -307,19 +315,21 @@ static const struct functab *functab_of(struct dl_phdr_info *info, const char *p
 	struct fn_mod m = { .name = fn_hash(path) };
 	struct stat st;
 	void *img;
-	int fd;
+	int fd, read_ok = 0;
 
+	/* One stat() when the table is kept: a program may load a library
+	 * thousands of times.  A file replaced at its path since is another
+	 * identity, so it is read again. */
+	if (stat(path, &st) == 0) {
+		functab_ident(&m, &st);
+		m.t = functab_cached(&m);
+		if (m.t)
+			return m.t;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 && fstat(fd, &st) == 0) {
-		m.dev = st.st_dev;
-		m.ino = st.st_ino;
-		m.mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
-		m.size = (uint64_t)st.st_size;
-		m.t = functab_cached(&m);
-		if (m.t) {
-			close(fd);
-			return m.t;
-		}
+		functab_ident(&m, &st);
+		read_ok = 1;
 		if (st.st_size > 0) {
 			img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 			if (img != MAP_FAILED) {
@@ -335,7 +345,7 @@ static const struct functab *functab_of(struct dl_phdr_info *info, const char *p
 	if (b.r)
 		munmap(b.r, b.cap * sizeof(*b.r));
 	/* Only a file that could be identified is kept. */
-	if (m.t && fd >= 0 && m.ino)
+	if (m.t && read_ok && m.ino)
 		functab_keep(&m);
 	return m.t;
 }
