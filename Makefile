@@ -155,6 +155,13 @@ $(B)/workloads/fvar_shapes_pg: tests/workloads/fvar_shapes.c $(B)/workloads/libf
 	$(CC) $(CSTD) -O2 -g -pg $(WARN) -pthread -o $@ $< -L$(B)/workloads -lfvarlib \
 		-Wl,-rpath,'$$ORIGIN' -lm
 
+# dlloop loads and unloads a library of its own, beside it, again and again.
+$(B)/workloads/libdlloop.so: tests/workloads/lib/dlloop_lib.c | $(B)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) -O2 -g $(WARN) $(DEPFLAGS) -shared -fPIC -o $@ $<
+
+$(B)/workloads/dlloop: $(B)/workloads/libdlloop.so
+
 $(B)/workloads/fvar_throw: tests/workloads/fvar_throw.cc | $(B)/.deps
 	$(CXX) -std=c++17 -O2 -g $(WARN) $(DEPFLAGS) -pthread -o $@ $<
 

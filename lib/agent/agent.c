@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -26,6 +27,32 @@
 struct agent agent_g;
 __thread struct agent_thread *agent_self __attribute__((tls_model("initial-exec")));
 __thread int agent_quiet __attribute__((tls_model("initial-exec")));
+
+/* The agent's own executable segment, found at start from its ELF header
+ * in memory (no loader call). */
+extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+static uint64_t agent_text_lo, agent_text_hi;
+
+static void agent_text_find(void)
+{
+	const ElfW(Ehdr) *eh = &__ehdr_start;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+	uint64_t base = 0;
+
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && !ph[i].p_offset)
+			base = (uint64_t)(uintptr_t)eh - ph[i].p_vaddr;
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+			agent_text_lo = base + ph[i].p_vaddr;
+			agent_text_hi = agent_text_lo + ph[i].p_memsz;
+		}
+}
+
+int agent_own_addr(uint64_t addr)
+{
+	return addr >= agent_text_lo && addr < agent_text_hi;
+}
 
 uint64_t agent_now(void)
 {
@@ -140,6 +167,7 @@ static void agent_atfork_child(void)
 		return;
 	agent_g.pid = getpid();
 	agent_g.forked = 1;
+	functab_fork_child();
 	/* Inherited fds are the parent's threads' events: drop them all. */
 	for (int i = 0, n = atomic_load(&agent_g.nthr); i < n; i++) {
 		struct agent_thread *t = &agent_g.thr[i];
@@ -500,6 +528,7 @@ __attribute__((constructor(101))) static void agent_init(void)
 		return;
 	}
 	fds_init();
+	agent_text_find();
 	agent_g.cfg = agent_g.arena.hdr->cfg;
 	agent_g.cfg.tool[sizeof(agent_g.cfg.tool) - 1] = '\0';
 	if (agent_g.cfg.nevents > AGENT_MAX_EVENTS)

@@ -195,6 +195,8 @@ extern __thread struct agent_thread *agent_self __attribute__((tls_model("initia
 extern __thread int agent_quiet __attribute__((tls_model("initial-exec")));
 
 uint64_t agent_now(void);
+/* addr is in the agent's own image (its code): cdt's, not the program's. */
+int agent_own_addr(uint64_t addr);
 void agent_error(int err, const char *msg);
 /* The CPU time of a thread of this process, ns (a system call). */
 uint64_t agent_cpu_of(pid_t tid);
@@ -336,6 +338,8 @@ void jumps_init(void);
 void functab_update(void);
 /* From a handler: 1 and the function's [start, end) if addr is in one. */
 int functab_find(uint64_t addr, uint64_t *start, uint64_t *end);
+/* In a fork child: an update the fork cut short in another thread is over. */
+void functab_fork_child(void);
 
 /* Copy up to len code bytes at addr from a handler without faulting;
  * returns how many could be read (0 if none).  `mapped`: the page of addr

@@ -11,16 +11,25 @@
  * of a distribution: .dynsym lists only its exports) still has unwind
  * tables: the sorted table of .eh_frame_hdr, mapped with the module, gives
  * the start of every function with an FDE, static ones included; each runs
- * to the next start.  Those fill in where no symbol covers.  A table is one sorted
- * array published by an atomic pointer; a handler may still be reading
- * the previous one, so old tables are never unmapped (one per dlopen).
+ * to the next start.  Those fill in where no symbol covers.
+ *
+ * A program may dlopen and dlclose in a loop: each module's table is read
+ * and sorted once, relative to its load address, and kept by the file's
+ * identity, so a load costs a stat() per module and a small index of
+ * modules, not another sort of every function (which cost a program that
+ * loads a library 1000 times 4x its run time, and was its first finding).
+ * Tables are never unmapped (a handler may hold one) and never change;
+ * the index is double-buffered under a sequence number, so a handler
+ * reads a consistent one or tries again, and never waits.  Nothing here
+ * uses the program's heap (glibc's qsort allocates from it).
  */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
-#include <stdlib.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -32,18 +41,47 @@ struct fn_range {
 	uint64_t start, end;
 };
 
+/* One module's functions, relative to its load address, sorted by start,
+ * one range per start; never changed once made. */
 struct functab {
 	size_t n;
+	uint64_t end;    /* the largest range end */
 	struct fn_range r[];
 };
 
-static struct functab *_Atomic functab_cur;
+/* A module's table, kept by the identity of its file. */
+struct fn_mod {
+	uint64_t dev, ino, mtime, size, name; /* name: a hash of the path */
+	struct functab *t;
+};
+
+/* The loaded modules, by address: [lo, hi) holds every function of t. */
+struct fn_ent {
+	uint64_t lo, hi, bias;
+	const struct functab *t;
+};
+
+#define FN_MAX_MODULES 2048
+
+struct fn_index {
+	size_t n;
+	struct fn_ent e[FN_MAX_MODULES];
+};
+
+/* fn_idx[fn_seq & 1] is the current index; an update writes the other
+ * one, then bumps fn_seq.  A reader that sees fn_seq move tries again. */
+static struct fn_index fn_idx[2];
+static _Atomic uint64_t fn_seq;
+/* Updates are serialized (dlopen in two threads); reset in a fork child,
+ * where the thread that held it is gone. */
+static atomic_flag fn_lock = ATOMIC_FLAG_INIT;
+static struct fn_mod *fn_cache; /* anonymous memory */
+static size_t fn_ncache, fn_capcache;
 
 /* A growing array of ranges in anonymous memory (not the program's heap). */
 struct fn_buf {
 	struct fn_range *r;
 	size_t n, cap;
-	char exe[PATH_MAX];
 };
 
 static int fn_buf_add(struct fn_buf *b, uint64_t start, uint64_t end)
@@ -157,86 +195,227 @@ static int functab_eh(struct fn_buf *b, const struct dl_phdr_info *info)
 	return 0;
 }
 
-static int functab_module(struct dl_phdr_info *info, size_t sz, void *arg)
+/* Sift-down of a heap of ranges ordered by start, then the widest first. */
+static int fn_less(const struct fn_range *x, const struct fn_range *y)
 {
-	struct fn_buf *b = arg;
-	const char *path = info->dlpi_name;
+	return x->start != y->start ? x->start < y->start : x->end > y->end;
+}
+
+static void fn_sift(struct fn_range *r, size_t i, size_t n)
+{
+	for (size_t c; (c = 2 * i + 1) < n; i = c) {
+		struct fn_range tmp;
+
+		if (c + 1 < n && fn_less(&r[c], &r[c + 1]))
+			c++;
+		if (!fn_less(&r[i], &r[c]))
+			return;
+		tmp = r[i];
+		r[i] = r[c];
+		r[c] = tmp;
+	}
+}
+
+/* Heapsort: in place, no allocation (libc's qsort may malloc). */
+static void fn_sort(struct fn_range *r, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		fn_sift(r, i, n);
+	for (size_t k = n; k-- > 1;) {
+		struct fn_range tmp = r[0];
+
+		r[0] = r[k];
+		r[k] = tmp;
+		fn_sift(r, 0, k);
+	}
+}
+
+/* A module's ranges (absolute in b, from bias) as a table of its own, or NULL. */
+static struct functab *functab_make(struct fn_buf *b, uint64_t bias)
+{
+	struct functab *t;
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->n; i++) {
+		b->r[i].start -= bias;
+		b->r[i].end -= bias;
+	}
+	fn_sort(b->r, b->n);
+	t = mmap(NULL, sizeof(*t) + (b->n ? b->n : 1) * sizeof(t->r[0]), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return NULL;
+	/* One range per start: aliases name the same code, and an unwind
+	 * table's start inside a symbol's range (a cold part, a symbol's
+	 * own FDE) adds nothing. */
+	t->end = 0;
+	for (size_t i = 0; i < b->n; i++)
+		if (!n || (b->r[i].start != t->r[n - 1].start && b->r[i].start >= t->r[n - 1].end)) {
+			t->r[n++] = b->r[i];
+			if (b->r[i].end > t->end)
+				t->end = b->r[i].end;
+		}
+	t->n = n;
+	return t;
+}
+
+static uint64_t fn_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* The kept table of the file st at path, or NULL. */
+static struct functab *functab_cached(const struct fn_mod *key)
+{
+	for (size_t i = 0; i < fn_ncache; i++) {
+		const struct fn_mod *m = &fn_cache[i];
+
+		if (m->name == key->name && m->ino == key->ino && m->dev == key->dev &&
+		    m->mtime == key->mtime && m->size == key->size)
+			return m->t;
+	}
+	return NULL;
+}
+
+static void functab_keep(const struct fn_mod *m)
+{
+	if (fn_ncache == fn_capcache) {
+		size_t cap = fn_capcache ? fn_capcache * 2 : 64;
+		void *p = mmap(NULL, cap * sizeof(*fn_cache), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return; /* read again at the next load */
+		if (fn_cache) {
+			memcpy(p, fn_cache, fn_ncache * sizeof(*fn_cache));
+			munmap(fn_cache, fn_capcache * sizeof(*fn_cache));
+		}
+		fn_cache = p;
+		fn_capcache = cap;
+	}
+	fn_cache[fn_ncache++] = *m;
+}
+
+static void functab_ident(struct fn_mod *m, const struct stat *st)
+{
+	m->dev = st->st_dev;
+	m->ino = st->st_ino;
+	m->mtime = (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec;
+	m->size = (uint64_t)st->st_size;
+}
+
+/* The table of one module: kept from an earlier load, else read now. */
+static const struct functab *functab_of(struct dl_phdr_info *info, const char *path)
+{
+	struct fn_buf b = { 0 };
+	struct fn_mod m = { .name = fn_hash(path) };
 	struct stat st;
 	void *img;
-	int fd;
+	int fd, read_ok = 0;
+
+	/* One stat() when the table is kept: a program may load a library
+	 * thousands of times.  A file replaced at its path since is another
+	 * identity, so it is read again. */
+	if (stat(path, &st) == 0) {
+		functab_ident(&m, &st);
+		m.t = functab_cached(&m);
+		if (m.t)
+			return m.t;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		functab_ident(&m, &st);
+		read_ok = 1;
+		if (st.st_size > 0) {
+			img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+			if (img != MAP_FAILED) {
+				functab_elf(&b, img, (size_t)st.st_size, info->dlpi_addr);
+				munmap(img, (size_t)st.st_size);
+			}
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	functab_eh(&b, info);
+	m.t = functab_make(&b, info->dlpi_addr);
+	if (b.r)
+		munmap(b.r, b.cap * sizeof(*b.r));
+	/* Only a file that could be identified is kept. */
+	if (m.t && read_ok && m.ino)
+		functab_keep(&m);
+	return m.t;
+}
+
+struct fn_walk {
+	struct fn_index *ix;
+	char exe[PATH_MAX];
+};
+
+static int functab_module(struct dl_phdr_info *info, size_t sz, void *arg)
+{
+	struct fn_walk *w = arg;
+	const char *path = info->dlpi_name;
+	const struct functab *t;
+	struct fn_ent e;
+	size_t k;
 
 	(void)sz;
 	if (!path || !*path)
-		path = b->exe;
+		path = w->exe;
 	if (path[0] != '/')
 		return 0; /* the vDSO */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	t = functab_of(info, path);
+	if (!t || !t->n)
 		return 0;
-	if (fstat(fd, &st) == 0 && st.st_size > 0) {
-		img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (img != MAP_FAILED) {
-			functab_elf(b, img, (size_t)st.st_size, info->dlpi_addr);
-			munmap(img, (size_t)st.st_size);
-		}
-	}
-	close(fd);
-	functab_eh(b, info);
+	if (w->ix->n == FN_MAX_MODULES)
+		return 1;
+	e = (struct fn_ent){ .lo = info->dlpi_addr + t->r[0].start, .hi = info->dlpi_addr + t->end,
+			     .bias = info->dlpi_addr, .t = t };
+	/* By address: a handful of modules, mostly loaded in that order. */
+	for (k = w->ix->n; k > 0 && w->ix->e[k - 1].lo > e.lo; k--)
+		w->ix->e[k] = w->ix->e[k - 1];
+	w->ix->e[k] = e;
+	w->ix->n++;
 	return 0;
-}
-
-static int fn_cmp(const void *a, const void *b)
-{
-	const struct fn_range *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end > y->end ? -1 : x->end < y->end; /* the widest alias first */
 }
 
 void functab_update(void)
 {
-	struct fn_buf b = { 0 };
-	struct functab *t;
-	size_t n = 0, bytes;
+	struct fn_walk w;
 	ssize_t len;
+	uint64_t seq;
 
 	if (!(agent_g.tool->flags & AGENT_TOOL_FUNCS))
 		return;
-	len = readlink("/proc/self/exe", b.exe, sizeof(b.exe) - 1);
-	b.exe[len < 0 ? 0 : len] = '\0';
+	/* All of it is the agent's work: samples now are not the program's. */
 	agent_quiet++;
-	dl_iterate_phdr(functab_module, &b);
+	while (atomic_flag_test_and_set_explicit(&fn_lock, memory_order_acquire))
+		sched_yield();
+	len = readlink("/proc/self/exe", w.exe, sizeof(w.exe) - 1);
+	w.exe[len < 0 ? 0 : len] = '\0';
+	seq = atomic_load_explicit(&fn_seq, memory_order_relaxed);
+	w.ix = &fn_idx[(seq + 1) & 1];
+	w.ix->n = 0;
+	dl_iterate_phdr(functab_module, &w);
+	atomic_store_explicit(&fn_seq, seq + 1, memory_order_release);
+	atomic_flag_clear_explicit(&fn_lock, memory_order_release);
 	agent_quiet--;
-	if (b.n)
-		qsort(b.r, b.n, sizeof(*b.r), fn_cmp);
-	bytes = sizeof(*t) + b.n * sizeof(t->r[0]);
-	t = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED) {
-		agent_error(errno, "agent: no memory for the table of functions");
-		goto out;
-	}
-	/* One range per start: aliases name the same code, and an unwind
-	 * table's start inside a symbol's range (a cold part, a symbol's
-	 * own FDE) adds nothing. */
-	for (size_t i = 0; i < b.n; i++)
-		if (!n || (b.r[i].start != t->r[n - 1].start && b.r[i].start >= t->r[n - 1].end))
-			t->r[n++] = b.r[i];
-	t->n = n;
-	atomic_store(&functab_cur, t);
-out:
-	if (b.r)
-		munmap(b.r, b.cap * sizeof(*b.r));
 }
 
-int functab_find(uint64_t addr, uint64_t *start, uint64_t *end)
+void functab_fork_child(void)
 {
-	const struct functab *t = atomic_load(&functab_cur);
-	size_t lo = 0, hi;
+	atomic_flag_clear(&fn_lock);
+}
 
-	if (!t)
-		return 0;
-	hi = t->n;
+/* The range of t (module-relative) that holds addr, or NULL. */
+static const struct fn_range *functab_search(const struct functab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
 	/* The last range that starts at or below addr. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -246,9 +425,44 @@ int functab_find(uint64_t addr, uint64_t *start, uint64_t *end)
 		else
 			hi = mid;
 	}
-	if (!lo || addr >= t->r[lo - 1].end)
-		return 0;
-	*start = t->r[lo - 1].start;
-	*end = t->r[lo - 1].end;
-	return 1;
+	return lo && addr < t->r[lo - 1].end ? &t->r[lo - 1] : NULL;
+}
+
+int functab_find(uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		uint64_t seq = atomic_load_explicit(&fn_seq, memory_order_acquire), bias = 0;
+		const struct fn_index *ix = &fn_idx[seq & 1];
+		const struct functab *t = NULL;
+		const struct fn_range *r;
+		size_t lo = 0, hi = ix->n;
+
+		if (!seq)
+			return 0; /* no table yet */
+		if (hi > FN_MAX_MODULES)
+			hi = FN_MAX_MODULES; /* a torn read: seq tells */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (ix->e[mid].lo <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && addr < ix->e[lo - 1].hi) {
+			t = ix->e[lo - 1].t;
+			bias = ix->e[lo - 1].bias;
+		}
+		/* Another update wrote this index meanwhile: read again.
+		 * Tables themselves never change nor go away. */
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&fn_seq, memory_order_relaxed) != seq)
+			continue;
+		if (!t || !(r = functab_search(t, addr - bias)))
+			return 0;
+		*start = r->start + bias;
+		*end = r->end + bias;
+		return 1;
+	}
+	return 0;
 }

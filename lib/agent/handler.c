@@ -96,8 +96,10 @@ static int handler_body(int sig, siginfo_t *si, void *ucv)
 		} else if (si->si_code == SI_TIMER && clock_in_syscall(uc)) {
 			t->st.samples++;
 			t->ext.in_syscall++;
-		} else if (agent_quiet) {
-			t->st.samples++;
+		} else if (agent_quiet ||
+			   agent_own_addr((uint64_t)uc->uc_mcontext.gregs[REG_RIP])) {
+			t->st.samples++; /* cdt's own work: counted, not the program's */
+			t->ext.own++;
 		} else if (agent_g.tool->tick) {
 			t->st.samples++;
 			agent_g.tool->tick(t, uc, now);

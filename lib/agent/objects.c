@@ -587,6 +587,7 @@ static void obj_note(const struct obj_real *r, void *p, uint64_t size, int kind,
 	unsigned set, way;
 
 	obj_busy++;
+	agent_quiet++; /* cdt's bookkeeping: its samples are not the program's */
 	ts = obj_thread_get(r);
 	s = obj_site_get(ts, ra0, cfa, &scratch);
 	if (s == &scratch) {
@@ -610,6 +611,7 @@ static void obj_note(const struct obj_real *r, void *p, uint64_t size, int kind,
 			       obj_coarse(ts, tick), tick, kind, 0);
 	}
 out:
+	agent_quiet--;
 	obj_busy--;
 }
 
@@ -620,6 +622,7 @@ static void obj_forget(void *p, int death)
 	uint64_t addr = (uint64_t)(uintptr_t)p;
 
 	obj_busy++;
+	agent_quiet++;
 	if (ts && ts != OBJ_DEAD) {
 		for (unsigned i = 1; i <= OBJ_NURSERY; i++) {
 			struct obj_young *y = &ts->young[(ts->head + OBJ_NURSERY - i) % OBJ_NURSERY];
@@ -649,6 +652,7 @@ static void obj_forget(void *p, int death)
 	}
 	obj_emit_free(addr, 0, obj_exact(ts && ts != OBJ_DEAD ? ts : NULL));
 out:
+	agent_quiet--;
 	obj_busy--;
 }
 
@@ -964,7 +968,9 @@ AGENT_API int munmap(void *addr, size_t len)
 	ret = r->munmap(addr, len);
 	if (!ret && want) {
 		obj_busy++;
+		agent_quiet++;
 		obj_emit_free((uint64_t)(uintptr_t)addr, len, t);
+		agent_quiet--;
 		obj_busy--;
 	}
 	return ret;
@@ -997,7 +1003,9 @@ AGENT_API void *mremap(void *old, size_t oldlen, size_t newlen, int flags, ...)
 	if (p != MAP_FAILED && want) {
 		if (!(flags & MREMAP_DONTUNMAP)) {
 			obj_busy++;
+			agent_quiet++;
 			obj_emit_free((uint64_t)(uintptr_t)old, oldlen, t);
+			agent_quiet--;
 			obj_busy--;
 		}
 		obj_note(r, p, newlen, ALLOC_MMAP, OBJ_RA(), OBJ_CFA());

@@ -197,14 +197,42 @@ int ingest_drain(struct ingest *in, int final, uint64_t now,
 	return err;
 }
 
-void ingest_counters(const struct ingest *in, uint64_t *dropped, uint64_t *dropped_bytes,
-		     uint32_t *agents)
+void ingest_counters(const struct ingest *in, uint64_t wall_ns, unsigned ncpus,
+		     struct ingest_counts *c)
 {
 	const struct arena_hdr *h = in->a->hdr;
+	uint64_t most = (wall_ns / INGEST_DROP_MIN_NS + 1) * (ncpus ? ncpus : 1);
 
-	*dropped = atomic_load_explicit(&h->dropped_records, memory_order_relaxed);
-	*dropped_bytes = atomic_load_explicit(&h->dropped_bytes, memory_order_relaxed);
-	*agents = atomic_load_explicit(&h->agents, memory_order_relaxed);
+	c->dropped = atomic_load_explicit(&h->dropped_records, memory_order_relaxed);
+	c->dropped_bytes = atomic_load_explicit(&h->dropped_bytes, memory_order_relaxed);
+	c->agents = atomic_load_explicit(&h->agents, memory_order_relaxed);
+	/* most < 2^40 or so: the products cannot wrap. */
+	c->forged = c->dropped > most || c->dropped_bytes < c->dropped * REC_ALIGN ||
+		    c->dropped_bytes > c->dropped * REC_MAX_SIZE;
+	if (c->forged)
+		c->dropped = c->dropped_bytes = 0;
+}
+
+int ingest_task_bound(struct rec_task *t, uint64_t wall_ns)
+{
+	const struct agent_stats *st = &t->st;
+	const struct agent_ext *x = &t->ext;
+	uint64_t events = wall_ns / INGEST_EVENT_MIN_NS + 1, drops = wall_ns / INGEST_DROP_MIN_NS + 1;
+	int bad = st->samples > events || st->mem_samples > events || st->nomem > events ||
+		  st->decode_fail > events || st->steps > events || st->traps > events ||
+		  st->chained > events || x->stray > events || x->async > events ||
+		  x->sample_cpu_n > events || x->trap_cpu_n > events || x->posix_n > events ||
+		  x->perf_switches > events || x->clock_changes > events ||
+		  x->in_syscall > events || x->own > events || st->handler_ns > wall_ns || st->trap_ns > wall_ns ||
+		  x->sample_cpu_ns > wall_ns || x->trap_cpu_ns > wall_ns || x->cpu_ns > wall_ns ||
+		  st->dropped > drops;
+
+	if (!bad)
+		return 0;
+	memset(&t->st, 0, sizeof(t->st));
+	memset(&t->ext, 0, sizeof(t->ext));
+	t->flags |= THREAD_F_FORGED;
+	return 1;
 }
 
 uint64_t ingest_rejected(const struct ingest *in)

@@ -56,11 +56,35 @@ void ingest_free(struct ingest *in);
 int ingest_drain(struct ingest *in, int final, uint64_t now,
 		 int (*fn)(const struct rec_hdr *r, void *arg), void *arg);
 
-/* What the arena's header counts: records producers dropped on a full
- * ring, and agents that attached.  The program can write these too:
- * they are reported as read, never used to index or size anything. */
-void ingest_counters(const struct ingest *in, uint64_t *dropped, uint64_t *dropped_bytes,
-		     uint32_t *agents);
+/*
+ * What the arena's header counts: records producers dropped on a full
+ * ring, and agents that attached.  The program can write these too, so
+ * they are bounded by what a run of wall_ns on ncpus CPUs could have
+ * done: a dropped record is a failed reservation, which takes a CPU at
+ * least INGEST_DROP_MIN_NS, and is 8 bytes to REC_MAX_SIZE long.  Past
+ * that, forged is set and both counts are 0: the program overwrote them,
+ * and they are unknown.  agents is never shown, only tested for 0.
+ */
+#define INGEST_DROP_MIN_NS 10ull
+struct ingest_counts {
+	uint64_t dropped, dropped_bytes;
+	uint32_t agents;
+	int forged;
+};
+void ingest_counters(const struct ingest *in, uint64_t wall_ns, unsigned ncpus,
+		     struct ingest_counts *c);
+
+/*
+ * The agent statistics a thread's records carried, which the program can
+ * write too, against what one thread of a run of wall_ns can do: it
+ * takes no signal (sample, step, trap) and no context switch in less than
+ * INGEST_EVENT_MIN_NS (a signal's delivery and return alone take longer),
+ * spends no more than wall_ns in its handlers or on a CPU, and drops no
+ * record faster than INGEST_DROP_MIN_NS.  1 if t's were past that: they
+ * are zeroed (unknown) and t is flagged THREAD_F_FORGED.
+ */
+#define INGEST_EVENT_MIN_NS 250ull
+int ingest_task_bound(struct rec_task *t, uint64_t wall_ns);
 
 /* Records refused, all reasons. */
 uint64_t ingest_rejected(const struct ingest *in);

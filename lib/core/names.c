@@ -26,6 +26,9 @@ int names_module_offset(const struct profile *p, uint32_t image, uint64_t ip,
 			const char *module, char *buf, size_t len)
 {
 	const struct rec_mmap *by_path = NULL;
+	/* The agent, as injected (a memfd): cdt's own code, never the program's. */
+	const char *show = module && !strncmp(module, "/proc/self/fd/", 14) ? "[cdt agent]" :
+			   names_base(module);
 
 	for (size_t i = 0; i < p->nmmaps; i++) {
 		const struct rec_mmap *m = p->mmaps[i];
@@ -33,16 +36,16 @@ int names_module_offset(const struct profile *p, uint32_t image, uint64_t ip,
 		if (ip < m->start || ip >= m->end)
 			continue;
 		if (profile_image(p, m->pid, m->time) == image)
-			return snprintf(buf, len, "%s+0x%" PRIx64, names_base(module),
+			return snprintf(buf, len, "%s+0x%" PRIx64, show,
 					ip - m->start + m->pgoff);
 		/* A fork child records no modules: its parent's map. */
 		if (!by_path && module && !strcmp(m->path, module))
 			by_path = m;
 	}
 	if (by_path)
-		return snprintf(buf, len, "%s+0x%" PRIx64, names_base(module),
+		return snprintf(buf, len, "%s+0x%" PRIx64, show,
 				ip - by_path->start + by_path->pgoff);
-	return snprintf(buf, len, "%s@0x%" PRIx64, names_base(module), ip);
+	return snprintf(buf, len, "%s@0x%" PRIx64, show, ip);
 }
 
 void names_code(const struct profile *p, uint32_t pid, uint64_t time, uint64_t ip, char *buf,

@@ -295,6 +295,7 @@ static void merge_runstats(struct profile *p, const struct rec_runstats *r)
 		s->end_ns = r->end_ns;
 	s->records += r->records;
 	s->dropped_records += r->dropped_records;
+	s->flags |= r->flags & RUN_F_DROPS_FORGED;
 	s->dropped_bytes += r->dropped_bytes;
 	if (!s->exit_status)
 		s->exit_status = r->exit_status;

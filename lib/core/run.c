@@ -223,6 +223,34 @@ static int run_take(const struct rec_hdr *r, void *arg)
 	return err;
 }
 
+/* What the run could have done, with a second's slack for the clocks. */
+static uint64_t run_wall_bound(const struct run_ctx *c)
+{
+	return run_now(CLOCK_MONOTONIC) - c->t0 + 1000000000ull;
+}
+
+/*
+ * The threads' agent statistics came through the arena, which the program
+ * can write: those past what the run could have done are left out (and
+ * said so at the end), never printed or stored as figures.
+ */
+static void run_bound_tasks(struct run_ctx *c, int final)
+{
+	uint64_t wall = run_wall_bound(c);
+	size_t forged = 0;
+	uint32_t tid = 0;
+
+	for (size_t i = 0; i < c->p->ntasks; i++) {
+		ingest_task_bound(&c->p->tasks[i], wall);
+		if ((c->p->tasks[i].flags & THREAD_F_FORGED) && !forged++)
+			tid = c->p->tasks[i].tid;
+	}
+	if (final && forged)
+		fprintf(stderr, "cdt: the agent statistics of %zu thread%s (thread %u%s) were "
+			"overwritten by the program: left out\n", forged, forged == 1 ? "" : "s",
+			tid, forged == 1 ? "" : " and others");
+}
+
 static void run_live(struct run_ctx *c, int final)
 {
 	uint64_t el = run_now(CLOCK_MONOTONIC) - c->t0;
@@ -256,6 +284,7 @@ static void run_cost(struct run_ctx *c, int final)
 	if (c->o->quiet || c->cost_warned || (!final && now - c->cost_checked < 1000000000ull))
 		return;
 	c->cost_checked = now;
+	run_bound_tasks(c, 0);
 	profile_cost(c->p, final ? 0 : now, &cost);
 	if (!view_cost_warning(&cost, buf, sizeof(buf)))
 		return;
@@ -584,7 +613,8 @@ static void run_errors(const struct profile *p, int quiet)
 static void run_stats(struct run_ctx *c, struct run_result *res, uint64_t start_rt)
 {
 	struct rec_runstats *r = &c->p->run;
-	uint32_t agents;
+	struct ingest_counts n;
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 
 	memset(r, 0, sizeof(*r));
 	r->h.size = sizeof(*r);
@@ -592,7 +622,11 @@ static void run_stats(struct run_ctx *c, struct run_result *res, uint64_t start_
 	r->start_ns = start_rt;
 	r->end_ns = run_now(CLOCK_REALTIME);
 	r->records = c->records;
-	ingest_counters(&c->in, &r->dropped_records, &r->dropped_bytes, &agents);
+	ingest_counters(&c->in, run_wall_bound(c), ncpus > 0 ? (unsigned)ncpus : 1, &n);
+	r->dropped_records = n.dropped;
+	r->dropped_bytes = n.dropped_bytes;
+	if (n.forged)
+		r->flags |= RUN_F_DROPS_FORGED;
 	memcpy(r->rejected, c->in.rejected, sizeof(r->rejected));
 	r->skipped_bytes = c->in.skipped_bytes;
 	r->exit_status = res->status;
@@ -603,7 +637,10 @@ static void run_stats(struct run_ctx *c, struct run_result *res, uint64_t start_
 	 * set it when a signal was passed on: 'interrupted'). */
 	r->incomplete = res->term_signal != 0;
 	c->p->have_run = 1;
-	if (r->dropped_records)
+	if (n.forged)
+		fprintf(stderr, "cdt: the record buffer's count of dropped records was "
+			"overwritten by the program: how many were dropped is unknown\n");
+	else if (r->dropped_records)
 		fprintf(stderr, "cdt: the record buffer overflowed: %llu records (%llu bytes) "
 			"were dropped; use a larger --buffer-size or a lower rate\n",
 			(unsigned long long)r->dropped_records,
@@ -680,8 +717,8 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 	char path[PATH_MAX], why[512], traps[320] = "";
 	struct dbtrap dbt;
 	sigset_t set, oldmask;
-	uint64_t start_rt, dropped, dropped_bytes;
-	uint32_t agents;
+	uint64_t start_rt;
+	struct ingest_counts n;
 	int err, wst = 0, exec_err = 0, masked = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -798,13 +835,14 @@ int run_program(const struct run_opts *o, struct profile *p, struct run_result *
 		err = err > 0 ? 0 : err;
 	}
 	res->t_end = run_now(CLOCK_MONOTONIC);
+	run_bound_tasks(&c, 1);
 	run_live(&c, 1);
 	run_cost(&c, 1);
 	run_report_end(&c, wst, res);
 	run_rejected(&c);
-	ingest_counters(&c.in, &dropped, &dropped_bytes, &agents);
+	ingest_counters(&c.in, run_wall_bound(&c), 1, &n);
 	/* The program can zero the count: records are proof enough. */
-	if (!c.records && !agents) {
+	if (!c.records && !n.agents) {
 		fprintf(stderr, "cdt: the agent never loaded into %s (does it clear "
 			"LD_PRELOAD, or run a static binary?); nothing was profiled\n", path);
 		res->no_agent = 1;

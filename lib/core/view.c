@@ -52,7 +52,7 @@ int view_cost_warning(const struct prof_cost *c, char *buf, size_t len)
 
 int view_summary_run(const struct profile *p, struct table *t)
 {
-	uint64_t samples = 0, steps = 0, traps = 0, stray = 0, async = 0;
+	uint64_t samples = 0, steps = 0, traps = 0, stray = 0, async = 0, forged = 0, own = 0;
 	struct prof_cost cost;
 	char warn[320];
 	int err = 0;
@@ -63,6 +63,8 @@ int view_summary_run(const struct profile *p, struct table *t)
 		traps += p->tasks[i].st.traps;
 		stray += p->tasks[i].ext.stray;
 		async += p->tasks[i].ext.async;
+		forged += !!(p->tasks[i].flags & THREAD_F_FORGED);
+		own += p->tasks[i].ext.own;
 	}
 	profile_cost(p, 0, &cost);
 	for (size_t i = 0; i < p->nmeta && !err; i++)
@@ -74,7 +76,9 @@ int view_summary_run(const struct profile *p, struct table *t)
 		      KV("exit_status", "%d", p->run.exit_status) ||
 		      KV("ended", "%s", p->run.term_signal ? "killed by a signal" :
 				       p->run.incomplete ? "interrupted" : "normally") ||
-		      KV("dropped_records", "%" PRIu64, p->run.dropped_records) ||
+		      (p->run.flags & RUN_F_DROPS_FORGED ?
+		       KV("dropped_records", "%s", "overwritten by the program") :
+		       KV("dropped_records", "%" PRIu64, p->run.dropped_records)) ||
 		      KV("rejected_records", "%" PRIu64, p->run.rejected[REJ_TYPE] +
 			 p->run.rejected[REJ_SIZE] + p->run.rejected[REJ_FIELD] +
 			 p->run.rejected[REJ_FRAME]);
@@ -88,7 +92,12 @@ int view_summary_run(const struct profile *p, struct table *t)
 		      KV("us_per_trap", "%.2f", cost.trap_ns / 1000) ||
 		      KV("cost_clock", "%s", cost.cpu ? "cpu" : "wall") ||
 		      KV("sampling_share", "%.3f", cost.share) ||
-		      KV("stray_traps", "%" PRIu64, stray) || KV("async_traps", "%" PRIu64, async);
+		      KV("stray_traps", "%" PRIu64, stray) || KV("async_traps", "%" PRIu64, async) ||
+		      KV("samples_in_cdt", "%" PRIu64, own);
+	/* Their statistics are not in the counts above. */
+	if (!err && forged)
+		err = KV("threads_overwritten", "%" PRIu64 " (agent statistics overwritten by the "
+			 "program: left out)", forged);
 	if (!err && cost.cpu_s > 0)
 		err = KV("sample_rate_hz", "%.0f", cost.rate_used) ||
 		      KV("sample_clock_posix", "%.2f", cost.posix_n + cost.perf_n ?

@@ -182,6 +182,9 @@ struct rec_thread {
 
 #define THREAD_F_MAIN 0x1    /* the process's first thread */
 #define THREAD_F_NOEVENT 0x2 /* its sampling event could not be opened */
+/* Front end: its agent statistics were past what the run could have
+ * done (the program overwrote them in the shared arena): left out. */
+#define THREAD_F_FORGED 0x4
 
 /* What the agent measured about itself in one thread. */
 struct agent_stats {
@@ -223,6 +226,11 @@ struct agent_ext {
 	uint64_t in_syscall;    /* POSIX-clock samples that found the thread in a
 				 * system call: not attributed, as the perf clock
 				 * (user level only) takes none there */
+	/* Since 1.3: samples that found the thread in cdt's own work (the
+	 * agent's code, or the agent at work in normal context: module
+	 * walks, the function table, thread start and end, exit, exec):
+	 * not attributed, since they describe cdt and not the program. */
+	uint64_t own;
 };
 #define AGENT_COST_EVERY 16
 
@@ -373,12 +381,16 @@ struct rec_runstats {
 	int32_t term_signal;         /* signal that killed the target, or 0 */
 	uint32_t procs, threads;
 	uint32_t incomplete;         /* 1 if the run ended abnormally */
-	uint32_t pad;
+	uint32_t flags;              /* RUN_F_*; 0 in older files (a pad then) */
 	/* Since file version 1.1: what the front end refused from the arena,
 	 * which the program can write (lib/core/ingest.c). */
 	uint64_t rejected[REJ_N];    /* records, by enum rec_reject */
 	uint64_t skipped_bytes;      /* bytes of the arena skipped with them */
 };
+
+/* rec_runstats.flags: counts the program overwrote in the shared arena,
+ * past what the run could have done, so unknown (stored as 0). */
+#define RUN_F_DROPS_FORGED 0x1 /* dropped_records, dropped_bytes */
 
 struct rec_end {
 	struct rec_hdr h;
@@ -460,7 +472,7 @@ REC_FIELD(agent_stats, trap_ns, 56);
 REC_FIELD(agent_stats, dropped, 64);
 REC_FIELD(agent_stats, chained, 72);
 
-REC_SIZE_IS(rec_thread_end, 216);
+REC_SIZE_IS(rec_thread_end, 224);
 REC_FIELD(rec_thread_end, pid, 8);
 REC_FIELD(rec_thread_end, tid, 12);
 REC_FIELD(rec_thread_end, time, 16);
@@ -524,7 +536,7 @@ REC_FIELD(rec_sym, file_len, 44);
 REC_FIELD(rec_sym, module_len, 48);
 REC_FIELD(rec_sym, str, 56);
 
-REC_SIZE_IS(rec_task, 240);
+REC_SIZE_IS(rec_task, 248);
 REC_FIELD(rec_task, index, 8);
 REC_FIELD(rec_task, pid, 12);
 REC_FIELD(rec_task, tid, 16);

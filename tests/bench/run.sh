@@ -6,12 +6,15 @@
 # For each workload it runs BENCH_ROUNDS rounds (default 5); each round
 # runs the program plain and under `cdt TOOL -q`, alternating which goes
 # first, and the table gives medians over rounds.  record: arrays 4,
-# threads 4, stencil, then trap costs and soft accuracy.  comm: the same
-# three (the comm ground-truth workloads run for a fixed wall time, so
-# they cannot show a slowdown), then stencil, the larger kernel, at 2, 4,
+# threads 4, stencil, short-lived threads (threadchurn: 20000 empty ones,
+# 64 alive at once; fork-join steps of 4 fresh threads of 3 ms), then trap
+# costs and soft accuracy.  comm: the same five (the comm ground-truth
+# workloads run for a fixed wall time, so they cannot show a slowdown),
+# then stencil, the larger kernel, at 2, 4,
 # 8 and 16 threads for how overhead scales with threads.  fvar: its
 # workloads with a fixed amount of work (fvar_shapes -N: mix, recursive,
-# 1 us calls, an imbalance of 4 threads), programs cdt's authors did not
+# 1 us calls, an imbalance of 4 threads), dlloop (a library dlopened and
+# dlclosed 1000 times), programs cdt's authors did not
 # write (xz, zstd, sort, where installed), then the peer: uftrace recording
 # every call of the same 1 us-call program built with -pg, against the
 # same plain and against cdt fvar on it.  numa: numa_jacobi with a fixed
@@ -72,7 +75,7 @@ case $TOOL in record | comm | fvar | numa | membound) ;; *) echo "usage: run.sh 
 W=$BUILD/workloads
 ROUNDS=${BENCH_ROUNDS:-5}
 for w in arrays threads stencil watchme comm_p2p comm_falseshare fvar_shapes fvar_shapes_pg \
-	numa_jacobi pagefaulter; do
+	numa_jacobi pagefaulter dlloop threadchurn; do
 	[ -x "$W/$w" ] || die "no workload $W/$w (make workloads)"
 done
 need_count BENCH_ROUNDS "$ROUNDS"
@@ -245,6 +248,8 @@ if [ "$TOOL" = fvar ]; then
 	bench recursive fvar_shapes -m recursive -N 1000
 	bench tiny fvar_shapes -m tiny -u 1000 -N 10000
 	bench imbalance fvar_shapes -m imbalance -n 4 -r 4000
+	# A library loaded and unloaded 1000 times: the agent's work per dlopen.
+	bench dlloop dlloop 1000
 	others
 	if command -v uftrace >/dev/null; then
 		cd "$tmp" || die "cannot cd to $tmp" # -pg programs write gmon.out where they run
@@ -261,6 +266,8 @@ if [ "$TOOL" = comm ]; then
 	bench arrays arrays 4
 	bench threads threads 4
 	bench stencil stencil
+	bench churn threadchurn 20000 64
+	bench forkjoin threadchurn 400 4 3000
 	printf '\nthread scaling (stencil THREADS 1024 2000)\n'
 	header
 	for n in 2 4 8 16; do
@@ -273,6 +280,10 @@ header
 bench arrays arrays 4
 bench threads threads 4
 bench stencil stencil
+# Short-lived threads: 20000 empty ones, 64 alive at once (what a thread's
+# start and end cost), and fork-join steps of 4 fresh threads of 3 ms.
+bench churn threadchurn 20000 64
+bench forkjoin threadchurn 400 4 3000
 
 # Traps: in-handler cost from the profile (us_per_trap, or the threads
 # view's handler_us weighted by traps when the summary lacks it), and the

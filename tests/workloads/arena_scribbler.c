@@ -46,6 +46,10 @@
  *                at any instant about 3 in 4 are invalid, so cdt sees
  *                both states; those it takes valid are objects of 64
  *                bytes allocated at flip_site;
+ *     counters   the header's dropped records and bytes set past what
+ *                any run can reach, and a thread (tid FORGED_TID, named
+ *                "forged_stats") whose agent statistics say it took more
+ *                samples than the run had nanoseconds;
  *     mapfifo FIFO  a well-formed REC_MMAP naming FIFO, a FIFO the caller
  *                made: cdt's symbolizer must not wait on it; and one of
  *                an empty range, which cdt must refuse (rej_field 1), see
@@ -653,6 +657,40 @@ static int mode_filetypes(void)
 	return wait_tail(end);
 }
 
+/*
+ * The counts the arena carries: the header's dropped records and bytes,
+ * set to what no run can reach (the figures a scribbled run once
+ * printed), and the agent statistics of a thread FORGED_TID named
+ * "forged_stats", whose records say it took more samples than the run
+ * had nanoseconds.  cdt must report neither as a figure.
+ */
+#define FORGED_TID 4194321u /* above any pid_max (2^22) */
+
+static int mode_counters(void)
+{
+	struct rec_thread th = { .pid = (uint32_t)getpid(), .tid = FORGED_TID };
+	struct rec_thread_end te = { .pid = (uint32_t)getpid(), .tid = FORGED_TID };
+	unsigned char junk[56];
+	uint64_t end;
+
+	th.time = te.time = now_ns(CLOCK_MONOTONIC);
+	snprintf(th.name, sizeof(th.name), "forged_stats");
+	snprintf(te.name, sizeof(te.name), "forged_stats");
+	te.st.samples = 7556425513547583220ull;
+	te.st.mem_samples = 7556425513547583220ull;
+	te.st.handler_ns = 13863210061016419131ull;
+	te.ext.cpu_ns = 13863210061016419131ull;
+	inject(REC_THREAD, sizeof(th), sizeof(th), BODY(th), sizeof(th) - 8);
+	inject(REC_THREAD_END, sizeof(te), sizeof(te), BODY(te), sizeof(te) - 8);
+	/* One refused record, as every mode has. */
+	memset(junk, 0xab, sizeof(junk));
+	end = inject(150, 64, 64, junk, sizeof(junk));
+	truth_put("rej_type", "", 1);
+	atomic_store(&A.hdr->dropped_records, UINT64_MAX);
+	atomic_store(&A.hdr->dropped_bytes, 13863210061016419131ull);
+	return wait_tail(end);
+}
+
 static int mode_truncated(void)
 {
 	unsigned char zero[64] = { 0 };
@@ -846,6 +884,7 @@ int main(int argc, char **argv)
 		{ "filetypes", mode_filetypes },
 		{ "truncated", mode_truncated },
 		{ "flip", mode_flip },
+		{ "counters", mode_counters },
 	};
 	int (*fn)(void) = NULL;
 	int rc = 3;
@@ -863,7 +902,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], modes[i].name))
 			fn = modes[i].fn;
 	if (!fn) {
-		fprintf(stderr, "usage: %s random|header|filetypes|truncated|flip\n"
+		fprintf(stderr, "usage: %s random|header|filetypes|truncated|flip|counters\n"
 			"       %s mapfifo FIFO\n", prog, prog);
 		return 2;
 	}

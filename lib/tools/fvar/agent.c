@@ -544,11 +544,18 @@ static __attribute__((noinline)) void fv_empty(void)
 	__asm__ volatile("" ::: "memory");
 }
 
-static int fv_u64cmp(const void *a, const void *b)
+/* Insertion sort of a calibration's few runs: no libc qsort in the agent,
+ * which may allocate from the program's heap. */
+static void fv_sort_u64(uint64_t *v, uint32_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	for (uint32_t i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		uint32_t j = i;
 
-	return x < y ? -1 : x > y;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 /*
@@ -599,7 +606,7 @@ static void fv_calibrate(struct agent_thread *t)
 	for (uint32_t k = 0; k < fv_p.nmetrics; k++) {
 		uint32_t n = s->ncalib;
 
-		qsort(d[k], n, sizeof(d[k][0]), fv_u64cmp);
+		fv_sort_u64(d[k], n);
 		fv_bias[k] = r.bias[k] = d[k][n / 2];
 		/* The spread: an instance shorter than a few of these is noise. */
 		r.spread[k] = (d[k][3 * n / 4] - d[k][n / 4]) * 100 / 135; /* IQR / 1.35 */

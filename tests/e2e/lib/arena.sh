@@ -35,6 +35,10 @@ count() {
 #    record, their memory samples too (>= 50 each: ~300 at -F 1000, a rate
 #    fixed as the overhead budget's is the machine's), in
 #    mem_work; and from after it, the post_worker thread;
+#  - no absurd figure: the counts the arena carries (dropped records, the
+#    threads' agent statistics) are bounded by what the run could have
+#    done, so no number of 16 digits or more (>= 10^15: a ns count of 11
+#    days, a sample every ns for as long) is on stderr or in the summary;
 #  - what was refused: rejected_records > 0 in the summary, the same total
 #    on stderr's "cdt: refused N records" line, and each reason the
 #    workload's ground truth ($tmp/truth) names, exactly or at least.
@@ -59,6 +63,9 @@ scribble() {
 		fail "$what: the summary of the profile failed: $(cat "$tmp/rerr")"
 	[ "$(kv exit_status)" = 3 ] || fail "$what: summary exit_status: expected 3, found '$(kv exit_status)'"
 	[ "$(kv tool)" = "$tool" ] || fail "$what: summary tool: expected $tool, found '$(kv tool)'"
+
+	absurd=$(grep -a -o -E '(^|[^0-9a-fA-Fx.])[0-9]{16,}' "$tmp/err" "$tmp/summary")
+	[ -z "$absurd" ] || fail "$what: a figure no run can reach: $absurd; stderr: $(cat "$tmp/err")"
 
 	# Before and after the scribbling.  (Forged records that pass the
 	# checks may name threads anything: fields can be quoted, so cols,
