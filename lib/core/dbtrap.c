@@ -156,7 +156,7 @@ out:
 	return done.state == DBTRAP_OK;
 }
 
-static volatile sig_atomic_t int1_hits, int1_at;
+static volatile sig_atomic_t int1_hits, int1_at, int1_ill;
 static volatile uintptr_t int1_ip;
 
 static void dbtrap_int1_handler(int sig, siginfo_t *si, void *ucv)
@@ -164,8 +164,13 @@ static void dbtrap_int1_handler(int sig, siginfo_t *si, void *ucv)
 	ucontext_t *uc = ucv;
 	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 
-	(void)sig;
 	(void)si;
+	/* An emulator that knows no int1 (qemu's TCG): #UD at it. */
+	if (sig == SIGILL) {
+		int1_ill = 1;
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(ip + 1);
+		return;
+	}
 	int1_hits++;
 	int1_ip = ip;
 	/* At the int1 itself (0xf1 starts no other instruction): step over
@@ -189,7 +194,7 @@ static __attribute__((noinline)) uintptr_t dbtrap_int1_exec(void)
 enum dbtrap_int1 dbtrap_int1(void)
 {
 	static int done = -1;
-	struct sigaction sa, old;
+	struct sigaction sa, old, oldill;
 	sigset_t set, oldset;
 	uintptr_t at;
 
@@ -201,15 +206,24 @@ enum dbtrap_int1 dbtrap_int1(void)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGTRAP, &sa, &old) < 0)
 		return DBTRAP_INT1_NONE;
+	if (sigaction(SIGILL, &sa, &oldill) < 0) {
+		sigaction(SIGTRAP, &old, NULL);
+		return DBTRAP_INT1_NONE;
+	}
 	sigemptyset(&set);
 	sigaddset(&set, SIGTRAP);
+	sigaddset(&set, SIGILL);
 	pthread_sigmask(SIG_UNBLOCK, &set, &oldset);
 	int1_hits = 0;
 	int1_at = 0;
+	int1_ill = 0;
 	at = dbtrap_int1_exec();
 	pthread_sigmask(SIG_SETMASK, &oldset, NULL);
+	sigaction(SIGILL, &oldill, NULL);
 	sigaction(SIGTRAP, &old, NULL);
-	if (int1_hits == 1 && int1_at && int1_ip == at)
+	if (int1_ill)
+		done = DBTRAP_INT1_NONE;
+	else if (int1_hits == 1 && int1_at && int1_ip == at)
 		done = DBTRAP_INT1_AT;
 	else if (int1_hits == 1 && int1_ip == at + 1)
 		done = DBTRAP_INT1_AFTER;

@@ -46,7 +46,8 @@ void dbtrap_say(const struct dbtrap *d, const char *lost, char *buf, size_t len)
 enum dbtrap_int1 {
 	DBTRAP_INT1_AFTER, /* the IP after the int1 */
 	DBTRAP_INT1_AT,    /* the IP at the int1 */
-	DBTRAP_INT1_NONE,  /* no SIGTRAP, or not where either would put it */
+	DBTRAP_INT1_NONE,  /* no SIGTRAP, or not where either would put it, or
+			    * SIGILL (an emulator that knows no int1: qemu's TCG) */
 };
 enum dbtrap_int1 dbtrap_int1(void);
 const char *dbtrap_int1_name(enum dbtrap_int1 v);

@@ -33,6 +33,13 @@
 # The ratios of the bests seen: 0.96 to 1.19 in 19 runs of this test
 # under stress-ng --cpu 1; at 15% it would fail about half the time.
 #
+# The same holds at L1 for the AVX-512 kernels, on a Cascade Lake guest:
+# likwid's load_avx512 runs 4 loads and 3 loop instructions an iteration,
+# and likwid itself reports 0.78 cycles a cache line at 16 KiB, where two
+# loads a cycle allow 0.5: its best of 5 runs read 246 to 303 GB/s, cdt's
+# 8 loads an iteration 335.  So with avx512, L1 too may read up to 25%
+# faster than likwid-bench.
+#
 # And DRAM is shared with the other guests of the host: its bandwidth
 # changes 2x within seconds (one core: 15 to 41 GB/s in consecutive runs
 # of either tool, likwid 8 to 21 in three runs in a row), so the best of
@@ -103,7 +110,7 @@ for r in 1 2 3 4; do round $r; done
 # Per level: cdt's best (rounds with the first round's buffer), likwid's
 # best; DRAM and L3 also round by round (cdt's round against likwid's
 # runs right after it, within 5 s).
-for r in 1 2 3; do sed "s/^/$r\t/" "$tmp/cdt.$r"; done | awk -F'\t' -v lkf="$tmp/likwid" '
+for r in 1 2 3; do sed "s/^/$r\t/" "$tmp/cdt.$r"; done | awk -F'\t' -v lkf="$tmp/likwid" -v kern="$kern" '
 	BEGIN {
 		while ((getline l < lkf) > 0) {
 			split(l, f, " ")
@@ -126,7 +133,7 @@ for r in 1 2 3; do sed "s/^/$r\t/" "$tmp/cdt.$r"; done | awk -F'\t' -v lkf="$tmp
 		for (i = 0; i < n; i++) {
 			l = order[i]
 			ratio = lk[l] > 0 ? cdt[l] / lk[l] : 0
-			ok = ratio >= 0.85 && ratio <= (l == "L2" ? 1.25 : 1.15)
+			ok = ratio >= 0.85 && ratio <= (l == "L2" || (l == "L1" && kern == "load_avx512") ? 1.25 : 1.15)
 			why = ok ? "" : "  <- beyond 15%"
 			if (!ok && (l == "DRAM" || l == "L3") && (l in paired)) { ok = 1; why = "  (round " paired[l] " agrees)" }
 			printf "%-6s %12s %10.1f %10.1f %7.3f%s\n", l, work[l], cdt[l], lk[l], ratio, why
