@@ -218,6 +218,11 @@ static int sigchain_release(int unused, siginfo_t *si, void *tp)
 	(void)si;
 	wpt_resume(&t->wp);
 	clock_resume(t);
+	/* A POSIX clock paused this often may not reach a tick expired, and
+	 * the governor, which would move the thread to the perf clock, runs
+	 * at samples: it runs here too (e2e/altstack had none in a run). */
+	if (agent_g.cfg.clock.budget_ppm)
+		clock_govern(t, agent_cpu_now());
 	sigchain_held = 0;
 	return 0;
 }
