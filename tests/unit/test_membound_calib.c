@@ -346,6 +346,24 @@ static void test_detect(void **state)
 		assert_true(out[1] == 512 << 10);
 		assert_int_equal(origin[2], CALIB_ORIGIN_TOPO);
 	}
+	/* The first point of L2 disturbed (2.5x, a busy neighbour): its P
+	 * stays L2's, and L2 does not run on through L3 (15 ns is under 2 x 9). */
+	{
+		const uint64_t cap[3] = { 32 << 10, 1 << 20, 32 << 20 };
+
+		n = curve(size, lat, cap, l, 1ull << 30);
+		for (size_t i = 0; i < n; i++)
+			if (size[i] >= 64 << 10) {
+				lat[i] *= 2.5;
+				break;
+			}
+		note[0] = '\0';
+		calib_levels_detect(size, lat, n, cap, out, origin, note, sizeof(note));
+		for (int k = 0; k < 3; k++) {
+			assert_int_equal(origin[k], CALIB_ORIGIN_TOPO);
+			assert_true(out[k] == cap[k]);
+		}
+	}
 	/* Too short a curve: nothing found, nothing crashes. */
 	{
 		const uint64_t topo[3] = { 32 << 10, 1 << 20, 8 << 20 };

@@ -112,7 +112,7 @@ void calib_topo_caches(uint64_t out[CALIB_CACHE_LEVELS])
  * The effective capacities from the latency curve, the topology as the
  * prior.  Level k starts at the first size at least twice the previous
  * level's capacity (the sizes between are a mix of both), and its
- * latency there is its own, P.  It ends at the last size before two
+ * latency there (the lower of two sizes) is its own, P.  It ends at the last size before two
  * sizes in a row whose latency passes a threshold: 2 P for a level
  * that another cache follows (private levels are flat, and the next one
  * is 3 to 4 times slower; this VM slows down by up to 1.5x for seconds
@@ -153,7 +153,13 @@ void calib_levels_detect(const uint64_t *size, const double *lat, size_t n,
 			i0++;
 		if (i0 >= n - 1) /* the sweep ended inside the previous level */
 			break;
+		/* P, the lower of the level's first two sizes: a run slowed
+		 * down (stress-ng beside it) only ever reads higher, and a P
+		 * twice too high set the knee past the next level (this
+		 * Cascade Lake guest found an L2 of 8 MiB, and no L3). */
 		p = lat[i0];
+		if (i0 + 1 < n && lat[i0 + 1] < p)
+			p = lat[i0 + 1];
 		if (k > 0 && p >= SEEN_DRAM * dram) {
 			calib_fmt_size(topo[k], a, sizeof(a));
 			used += (size_t)snprintf(note + used, used < notelen ? notelen - used : 0,
