@@ -55,6 +55,8 @@
 /* A window shorter than this CPU time says too little about its costs. */
 #define CLOCK_WINDOW_NS 1000000ull
 #define CLOCK_POSIX_WINDOW_NS 16000000ull
+/* A paused clock resumes with at least this much of its period left. */
+#define CLOCK_RESUME_NS 200000ull
 /* The governor samples a thread at least this often (10 a CPU second). */
 #define CLOCK_MAX_PERIOD_NS 100000000ull
 
@@ -208,9 +210,10 @@ void clock_stop(struct agent_thread *t)
  * Paused for a handler of the program on its own stack (sigchain.c), the
  * clock keeps what was left of its period: a fresh one at each resume
  * starved a thread that overflows its stack every 0.7 ms of a 1 ms period
- * (no sample in 300 overflows).  But never less than a twentieth of it:
- * no sample may come in the microseconds until the program has jumped
- * off its stack (the clocks count the thread's CPU time only).
+ * (no sample in 300 overflows).  But never less than a twentieth of it,
+ * and with the soft source 200 us of the thread's CPU time: no sample may
+ * come in the microseconds until the program has jumped off its stack (at
+ * 2 kHz a twentieth was 25 us, and a run in 250 of comm died).
  */
 void clock_pause(struct agent_thread *t)
 {
@@ -231,12 +234,14 @@ void clock_pause(struct agent_thread *t)
 
 void clock_resume(struct agent_thread *t)
 {
-	uint64_t p = t->clk.period, left = t->clk.left;
+	uint64_t p = t->clk.period, left = t->clk.left, least = p / 20;
 	struct itimerspec its;
 
-	if (left < p / 20 || !left)
-		left = p / 20 ? p / 20 : 1;
-	if (left > p)
+	if (agent_g.cfg.source == SRC_SOFT && least < CLOCK_RESUME_NS)
+		least = CLOCK_RESUME_NS;
+	if (left < least)
+		left = least;
+	if (left > p || !left)
 		left = p;
 	if (t->ev_fd[0] >= 0 && left < p) {
 		/* Until its next sample (clock_sampled). */

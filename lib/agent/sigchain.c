@@ -64,8 +64,10 @@ static unsigned char prog_mask_had[SIGCHAIN_NSIG];
 static struct sigaction prog_onstack[SIGCHAIN_NSIG];
 /* Which of cdt's signals this thread's program believes it blocked. */
 static __thread unsigned sigchain_believed __attribute__((tls_model("initial-exec")));
-/* A handler of the program runs on its own stack, cdt's events paused. */
+/* A handler of the program runs on its own stack, cdt's events paused
+ * (its debug registers too, if a sibling let go of them in time). */
 static __thread int sigchain_held __attribute__((tls_model("initial-exec")));
+static __thread int sigchain_wpt_held __attribute__((tls_model("initial-exec")));
 
 static int sigchain_sig(int i)
 {
@@ -193,7 +195,10 @@ static void sigchain_take_pending(struct agent_thread *t)
 		syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), again[i].si_signo, &again[i]);
 }
 
-/* On t's own stack (sigchain_aside): pause t's events; 1 if held. */
+/* On t's own stack (sigchain_aside): pause t's events.  The clock is
+ * always held: unpaused, a sample pending at siglongjmp's unblocking would
+ * come on the program's stack (a sibling that kept the debug registers
+ * too long under stress-ng left it so: comm died one run in 250). */
 static int sigchain_hold(int unused, siginfo_t *si, void *tp)
 {
 	struct agent_thread *t = tp;
@@ -201,10 +206,7 @@ static int sigchain_hold(int unused, siginfo_t *si, void *tp)
 	(void)unused;
 	(void)si;
 	clock_pause(t);
-	if (wpt_pause(&t->wp)) {
-		clock_resume(t);
-		return 0;
-	}
+	sigchain_wpt_held = !wpt_pause(&t->wp);
 	sigchain_take_pending(t);
 	sigchain_held = 1;
 	return 1;
@@ -216,13 +218,19 @@ static int sigchain_release(int unused, siginfo_t *si, void *tp)
 
 	(void)unused;
 	(void)si;
-	wpt_resume(&t->wp);
-	clock_resume(t);
+	if (sigchain_wpt_held)
+		wpt_resume(&t->wp);
+	sigchain_wpt_held = 0;
 	/* A POSIX clock paused this often may not reach a tick expired, and
 	 * the governor, which would move the thread to the perf clock, runs
-	 * at samples: it runs here too (e2e/altstack had none in a run). */
+	 * at samples: it runs here too (e2e/altstack had none in a run).
+	 * Before the clock resumes: its system calls (a perf event opened)
+	 * must not eat what is left of the period. */
 	if (agent_g.cfg.clock.budget_ppm)
 		clock_govern(t, agent_cpu_now());
+	clock_resume(t);
+	/* Whatever came all the same stays off the program's stack. */
+	sigchain_take_pending(t);
 	sigchain_held = 0;
 	return 0;
 }
@@ -274,11 +282,6 @@ static void sigchain_call(const struct sigaction *prog, int sig, siginfo_t *si, 
 	sigchain_put(&add, 0, 0);
 	sigorset(&m, &m, &add);
 	sigchain_put(&m, 0, 0);
-	/* Unheld on the program's stack (a sibling held its debug registers
-	 * too long): cdt's stay blocked, a sample late rather than a crash. */
-	if ((prog->sa_flags & SA_ONSTACK) && !hold && !sigchain_held && t &&
-	    !agent_on_own_stack(t, sp))
-		sigchain_put(&m, ~0u, 1);
 	if (!(prog->sa_flags & SA_NODEFER))
 		sigaddset(&m, sig);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &m, NULL, _NSIG / 8);

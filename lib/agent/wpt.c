@@ -134,9 +134,10 @@ int wpt_disarm(struct wpt_set *s, int slot)
 int wpt_pause(struct wpt_set *s)
 {
 	/* A sibling arming one of ours holds the set for a few system
-	 * calls; it never waits on this thread. */
+	 * calls, and never waits on this thread; but it may be preempted
+	 * meanwhile (a busy neighbour: a few ms).  Bounded all the same. */
 	for (int spin = 0; wpt_lock(s); spin++)
-		if (spin >= 1000)
+		if (spin >= 100000)
 			return -EBUSY;
 		else
 			sched_yield();
