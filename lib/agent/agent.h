@@ -308,8 +308,16 @@ int sigchain_program_handles(void);
  * a new thread starts with its creator's (thread.c). */
 unsigned sigchain_believed_get(void);
 void sigchain_believed_set(unsigned bits);
+/* ip is the first instruction of a handler of the program's (or cdt's
+ * entry to one). */
+int sigchain_handler_entry(uint64_t ip);
 /* Before a longjmp or throw, perhaps out of a handler of the program's. */
 void sigchain_jump(void);
+/* Before a longjmp out of a handler of the program's whose events are held:
+ * 1 if they were, now released, every signal blocked and *before the mask
+ * until then; the jump must set the mask itself, off the program's stack
+ * (jumps.c). */
+int sigchain_jump_prepare(sigset_t *before);
 
 /* wpt.c */
 void wpt_init(struct wpt_set *s, pid_t tid);

@@ -55,8 +55,6 @@
 /* A window shorter than this CPU time says too little about its costs. */
 #define CLOCK_WINDOW_NS 1000000ull
 #define CLOCK_POSIX_WINDOW_NS 16000000ull
-/* A paused clock resumes with at least this much of its period left. */
-#define CLOCK_RESUME_NS 200000ull
 /* The governor samples a thread at least this often (10 a CPU second). */
 #define CLOCK_MAX_PERIOD_NS 100000000ull
 
@@ -210,10 +208,10 @@ void clock_stop(struct agent_thread *t)
  * Paused for a handler of the program on its own stack (sigchain.c), the
  * clock keeps what was left of its period: a fresh one at each resume
  * starved a thread that overflows its stack every 0.7 ms of a 1 ms period
- * (no sample in 300 overflows).  But never less than a twentieth of it,
- * and with the soft source 200 us of the thread's CPU time: no sample may
- * come in the microseconds until the program has jumped off its stack (at
- * 2 kHz a twentieth was 25 us, and a run in 250 of comm died).
+ * (no sample in 300 overflows), and any least rest starved one that takes
+ * such a signal every few microseconds.  A sample that comes at once
+ * waits: cdt's signals stay blocked until the thread has left the
+ * program's stack (sigchain.c, jumps.c).
  */
 void clock_pause(struct agent_thread *t)
 {
@@ -234,15 +232,13 @@ void clock_pause(struct agent_thread *t)
 
 void clock_resume(struct agent_thread *t)
 {
-	uint64_t p = t->clk.period, left = t->clk.left, least = p / 20;
+	uint64_t p = t->clk.period, left = t->clk.left;
 	struct itimerspec its;
 
-	if (agent_g.cfg.source == SRC_SOFT && least < CLOCK_RESUME_NS)
-		least = CLOCK_RESUME_NS;
-	if (left < least)
-		left = least;
-	if (left > p || !left)
+	if (left > p)
 		left = p;
+	if (!left)
+		left = 1;
 	if (t->ev_fd[0] >= 0 && left < p) {
 		/* Until its next sample (clock_sampled). */
 		if (!ioctl(t->ev_fd[0], PERF_EVENT_IOC_PERIOD, &left))

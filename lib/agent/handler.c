@@ -93,7 +93,11 @@ static int handler_body(int sig, siginfo_t *si, void *ucv)
 			t->ext.async++;
 		} else if (kind) {
 			wpt_on_trap(t, (int)(data & SIGDATA_INDEX_MASK), si, uc, now);
-		} else if (si->si_code == SI_TIMER && clock_in_syscall(uc)) {
+		} else if (si->si_code == SI_TIMER &&
+			   (clock_in_syscall(uc) ||
+			    sigchain_handler_entry((uint64_t)uc->uc_mcontext.gregs[REG_RIP]))) {
+			/* A real-time signal comes after a standard one pending
+			 * with it: a tick in raise() came at its handler's entry. */
 			t->st.samples++;
 			t->ext.in_syscall++;
 		} else if (agent_quiet ||

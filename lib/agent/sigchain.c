@@ -27,10 +27,12 @@
  * SA_ONSTACK is entered through sigchain_onstack, with cdt's signals
  * blocked by the kernel; if it runs on a stack of the program's, the
  * thread's sample clock and debug registers are paused (nothing of cdt's
- * can then come, not even when a siglongjmp out of the handler unblocks
- * the signals while still on that stack), what was pending is taken
- * (counted as async), and they resume when the handler returns or jumps
- * out (sigchain_jump).  Samples of such a handler are not taken.
+ * can then come), what was pending is taken (a watchpoint's trap counted as
+ * async, the rest queued again later), and they
+ * resume when the handler returns or jumps out, with cdt's signals blocked
+ * until the thread has left that stack: until the handler's sigreturn, or
+ * the landing of a longjmp (jumps.c; glibc's own unblocks the saved mask
+ * while still on the program's stack).  Samples due meanwhile come then.
  *
  * A program that bypasses libc (raw rt_sigaction) is caught by
  * sigchain_check().
@@ -62,8 +64,13 @@ static struct sigaction prog_sa[SIGCHAIN_N] = {
 static unsigned char prog_mask_had[SIGCHAIN_NSIG];
 /* The program's handlers installed with SA_ONSTACK, behind sigchain_onstack. */
 static struct sigaction prog_onstack[SIGCHAIN_NSIG];
+static void sigchain_onstack(int sig, siginfo_t *si, void *uc);
 /* Which of cdt's signals this thread's program believes it blocked. */
 static __thread unsigned sigchain_believed __attribute__((tls_model("initial-exec")));
+/* Signals of cdt's numbers taken while held, to queue again on release. */
+#define SIGCHAIN_LATER 4
+static __thread siginfo_t sigchain_later[SIGCHAIN_LATER] __attribute__((tls_model("initial-exec")));
+static __thread int sigchain_nlater __attribute__((tls_model("initial-exec")));
 /* A handler of the program runs on its own stack, cdt's events paused
  * (its debug registers too, if a sibling let go of them in time). */
 static __thread int sigchain_held __attribute__((tls_model("initial-exec")));
@@ -150,6 +157,16 @@ int sigchain_program_handles(void)
 	return prog_sa[0].sa_handler != SIG_DFL && prog_sa[0].sa_handler != SIG_IGN;
 }
 
+int sigchain_handler_entry(uint64_t ip)
+{
+	if (ip == (uint64_t)(uintptr_t)sigchain_onstack)
+		return 1;
+	for (int s = 1; s < SIGCHAIN_NSIG; s++)
+		if ((uint64_t)(uintptr_t)prog_onstack[s].sa_handler == ip)
+			return 1;
+	return 0;
+}
+
 unsigned sigchain_believed_get(void)
 {
 	return sigchain_believed;
@@ -175,24 +192,33 @@ static const sigset_t *sigchain_unblock(const sigset_t *set, sigset_t *copy)
 static void sigchain_take_pending(struct agent_thread *t)
 {
 	struct timespec zero = { 0, 0 };
-	siginfo_t si, again[4];
+	siginfo_t si;
 	sigset_t set;
-	int sig, n = 0;
 
 	sigemptyset(&set);
 	sigchain_put(&set, ~0u, 1);
-	while ((sig = (int)syscall(SYS_rt_sigtimedwait, &set, &si, &zero, _NSIG / 8)) > 0) {
+	while (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, _NSIG / 8) > 0) {
 		uint64_t data = si.si_code == TRAP_PERF ? agent_si_perf_data(&si) :
 				(uint64_t)(uintptr_t)si.si_value.sival_ptr;
 
+		/* A watchpoint's trap describes an instruction long gone. */
 		if ((si.si_code == TRAP_PERF || si.si_code == SI_TIMER) &&
-		    (data & SIGDATA_MASK) == SIGDATA_MAGIC)
+		    (data & SIGDATA_MASK) == SIGDATA_MAGIC &&
+		    (data & SIGDATA_KIND_MASK) == SIGDATA_WPT)
 			t->ext.async++;
-		else if (n < 4)
-			again[n++] = si;
+		else if (sigchain_nlater < SIGCHAIN_LATER)
+			sigchain_later[sigchain_nlater++] = si;
 	}
-	for (int i = 0; i < n; i++)
-		syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), again[i].si_signo, &again[i]);
+}
+
+/* What was taken comes again, when cdt's signals are unblocked off the
+ * program's stack: a sample due in the handler comes after it. */
+static void sigchain_give_back(void)
+{
+	for (int i = 0; i < sigchain_nlater; i++)
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), sigchain_later[i].si_signo,
+			&sigchain_later[i]);
+	sigchain_nlater = 0;
 }
 
 /* On t's own stack (sigchain_aside): pause t's events.  The clock is
@@ -223,14 +249,11 @@ static int sigchain_release(int unused, siginfo_t *si, void *tp)
 	sigchain_wpt_held = 0;
 	/* A POSIX clock paused this often may not reach a tick expired, and
 	 * the governor, which would move the thread to the perf clock, runs
-	 * at samples: it runs here too (e2e/altstack had none in a run).
-	 * Before the clock resumes: its system calls (a perf event opened)
-	 * must not eat what is left of the period. */
+	 * at samples: it runs here too (e2e/altstack had none in a run). */
 	if (agent_g.cfg.clock.budget_ppm)
 		clock_govern(t, agent_cpu_now());
 	clock_resume(t);
-	/* Whatever came all the same stays off the program's stack. */
-	sigchain_take_pending(t);
+	sigchain_give_back();
 	sigchain_held = 0;
 	return 0;
 }
@@ -239,9 +262,10 @@ static int sigchain_release(int unused, siginfo_t *si, void *tp)
  * fn(t) on t's own stack, every signal blocked meanwhile: the program's
  * stack may have no room for it (system calls through the PLT, the
  * kernel's own frames), and no frame may land on the program's stack
- * while the thread is away from it.
+ * while the thread is away from it.  keep: cdt's signals stay blocked
+ * after (until the handler's sigreturn leaves the program's stack).
  */
-static int sigchain_aside(int (*fn)(int, siginfo_t *, void *), struct agent_thread *t)
+static int sigchain_aside(int (*fn)(int, siginfo_t *, void *), struct agent_thread *t, int keep)
 {
 	sigset_t all, old;
 	int r;
@@ -249,6 +273,8 @@ static int sigchain_aside(int (*fn)(int, siginfo_t *, void *), struct agent_thre
 	sigfillset(&all);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8);
 	r = handler_stack_call(fn, 0, NULL, t, (char *)t->altstack + AGENT_ALTSTACK);
+	if (keep)
+		sigchain_put(&old, ~0u, 1);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
 	return r;
 }
@@ -258,7 +284,20 @@ void sigchain_jump(void)
 	struct agent_thread *t = agent_self;
 
 	if (sigchain_held && t)
-		sigchain_aside(sigchain_release, t);
+		sigchain_aside(sigchain_release, t, 0);
+}
+
+int sigchain_jump_prepare(sigset_t *before)
+{
+	struct agent_thread *t = agent_self;
+	sigset_t all;
+
+	if (!sigchain_held || !t)
+		return 0;
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, before, _NSIG / 8);
+	handler_stack_call(sigchain_release, 0, NULL, t, (char *)t->altstack + AGENT_ALTSTACK);
+	return 1;
 }
 
 /*
@@ -276,7 +315,7 @@ static void sigchain_call(const struct sigaction *prog, int sig, siginfo_t *si, 
 
 	if ((prog->sa_flags & SA_ONSTACK) && !sigchain_held && t && t->altstack &&
 	    sigchain_ours() && !agent_on_own_stack(t, sp))
-		hold = sigchain_aside(sigchain_hold, t);
+		hold = sigchain_aside(sigchain_hold, t, 0);
 	m = ((ucontext_t *)uc)->uc_sigmask;
 	add = prog->sa_mask;
 	sigchain_put(&add, 0, 0);
@@ -290,7 +329,7 @@ static void sigchain_call(const struct sigaction *prog, int sig, siginfo_t *si, 
 	else
 		prog->sa_handler(sig);
 	if (hold && sigchain_held)
-		sigchain_aside(sigchain_release, t);
+		sigchain_aside(sigchain_release, t, 1);
 }
 
 /* The kernel's entry to a program's handler installed with SA_ONSTACK. */
