@@ -155,15 +155,17 @@ echo "merged: bimodal $one -> $two"
 
 # Every return trap arrives under the POSIX sample clock too: its signal is
 # a real-time one, so a pending sample never discards a trap (a standard
-# signal did).  Tiny calls, the clock at every tick: no instance may go
-# unpaired for a lost return (dropped_unwound), and every one is measured.
+# signal did, unseen).  Tiny calls, the clock at every tick: an instance
+# goes unpaired for a lost return (dropped_unwound) only where the
+# hypervisor lost a trap's cause, which cdt sees and counts (stray_traps:
+# a KVM guest under load, 1 in 144 once with stress-ng).
 "$CDT" fvar -q --clock posix -F 1000 -o "$tmp/posix.data" "$W/fvar_shapes" -m tiny -n 2 -t 0.5 \
 	2>"$tmp/err" >/dev/null || fail "cdt fvar --clock posix: exit $?: $(tail -n 5 "$tmp/err")"
 "$CDT" report -i "$tmp/posix.data" --csv --view summary >"$tmp/summary" 2>"$tmp/rerr" ||
 	fail "report summary: $(cat "$tmp/rerr")"
 [ "$(kv sample_clock_posix)" = 1.00 ] || fail "--clock posix: POSIX share $(kv sample_clock_posix)"
 [ "$(kv instances)" -ge 50 ] 2>/dev/null || fail "--clock posix: expected >= 50 instances, found $(kv instances)"
-[ "$(kv dropped_unwound)" = 0 ] ||
-	fail "--clock posix: $(kv dropped_unwound) instances lost their return trap (of $(kv instances))"
-echo "posix clock: $(kv instances) instances, $(kv traps_taken) traps, none unpaired"
+[ "$(kv dropped_unwound)" -le "$(kv stray_traps)" ] 2>/dev/null ||
+	fail "--clock posix: $(kv dropped_unwound) instances lost their return trap (of $(kv instances)), $(kv stray_traps) traps lost by the hypervisor"
+echo "posix clock: $(kv instances) instances, $(kv traps_taken) traps, $(kv dropped_unwound) unpaired, $(kv stray_traps) stray"
 exit 0
