@@ -265,9 +265,8 @@ void clock_close(struct agent_thread *t, int inherited);
 /* Stop sampling t (the handler is lost). */
 void clock_stop(struct agent_thread *t);
 /* No sample of t until clock_resume, which goes on with what was left of
- * the period, but never so little that one comes in the next microseconds
- * (sigchain.c needs it); clock_sampled, at t's next sample, sets the
- * period again. */
+ * the period (a sample due at once waits while cdt's signals are blocked:
+ * sigchain.c); clock_sampled, at t's next sample, sets the period again. */
 void clock_pause(struct agent_thread *t);
 void clock_resume(struct agent_thread *t);
 void clock_sampled(struct agent_thread *t);
