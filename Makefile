@@ -136,10 +136,12 @@ $(B)/tests/agent_%: tests/unit/agent_%.c $(AGENT_TEST_LINK)
 	$(CC) $(CFLAGS_ALL) -pthread -o $@ $(filter %.c %.o,$^) -lZydis -ldl $$(pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # Workloads are programs of their own; -I. lets one that plays a hostile
-# program (arena_scribbler) take the arena's layout from lib/wire/.
+# program (arena_scribbler) take the arena's layout from lib/wire/;
+# comm_globals lays its variables out in the order it defines them.
 $(B)/workloads/%: tests/workloads/%.c | $(B)/.deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) -O2 -g $(WARN) $(DEPFLAGS) -I. -pthread $(if $(findstring static,$*),-static,) -o $@ $< -lm
+	$(CC) $(CSTD) -O2 -g $(WARN) $(DEPFLAGS) -I. -pthread $(if $(findstring static,$*),-static,) \
+		$(if $(filter comm_globals,$*),-fno-toplevel-reorder,) -o $@ $< -lm
 
 # fvar's: a function in a shared library of the workload's own, the same
 # program built with -pg for uftrace (its peer), and a C++ one that throws.
@@ -162,10 +164,10 @@ $(B)/workloads/libdlloop.so: tests/workloads/lib/dlloop_lib.c | $(B)/.deps
 
 $(B)/workloads/dlloop: $(B)/workloads/libdlloop.so
 
-$(B)/workloads/fvar_throw: tests/workloads/fvar_throw.cc | $(B)/.deps
+$(B)/workloads/fvar_throw $(B)/workloads/comm_vector: $(B)/workloads/%: tests/workloads/%.cc | $(B)/.deps
 	$(CXX) -std=c++17 -O2 -g $(WARN) $(DEPFLAGS) -pthread -o $@ $<
 
-WORK_BIN += $(B)/workloads/fvar_shapes_pg $(B)/workloads/fvar_throw
+WORK_BIN += $(B)/workloads/fvar_shapes_pg $(B)/workloads/fvar_throw $(B)/workloads/comm_vector
 
 workloads: $(WORK_BIN)
 

@@ -1027,6 +1027,44 @@ int objmap_find(const struct objmap *m, uint32_t pid, uint64_t addr, uint64_t ti
 	return 0;
 }
 
+/* An allocator's header before each heap block, which its malloc and
+ * free read and write (glibc: the previous chunk's size and this one's). */
+#define OM_HEADER 16
+
+/* Is addr in o or in the header before it? */
+static int om_in_chunk(const struct objmap_obj *o, uint64_t addr)
+{
+	uint64_t lo = o->kind == OBJ_HEAP && o->start >= OM_HEADER ? o->start - OM_HEADER : o->start;
+
+	return addr >= lo && addr - o->start < o->size;
+}
+
+/* The heap block, mapping or stack at addr (or whose header holds it). */
+static int om_find_dynamic(const struct objmap *m, uint32_t pid, uint64_t addr, uint64_t time,
+			   struct objmap_obj *o)
+{
+	if (!objmap_find(m, pid, addr, time, o) && o->kind != OBJ_STATIC)
+		return 1;
+	return addr <= UINT64_MAX - OM_HEADER && !objmap_find(m, pid, addr + OM_HEADER, time, o) &&
+	       o->kind == OBJ_HEAP && o->offset < OM_HEADER;
+}
+
+int objmap_recycled(const struct objmap *m, uint32_t pid, uint64_t a_addr, uint64_t a_time,
+		    uint64_t b_addr, uint64_t b_time)
+{
+	struct objmap_obj a, b;
+	int ha = om_find_dynamic(m, pid, a_addr, a_time, &a);
+	int hb = om_find_dynamic(m, pid, b_addr, b_time, &b);
+
+	if (ha && hb)
+		return a.id != b.id && a.free_time <= b.alloc_time;
+	if (ha)
+		return a.free_time <= b_time && om_in_chunk(&a, b_addr);
+	if (hb)
+		return b.alloc_time > a_time && om_in_chunk(&b, a_addr);
+	return 0;
+}
+
 size_t objmap_ngroups(const struct objmap *m)
 {
 	return m->ngroups;

@@ -80,6 +80,22 @@ void objmap_free(struct objmap *m);
 int objmap_find(const struct objmap *m, uint32_t pid, uint64_t addr, uint64_t time,
 		struct objmap_obj *out);
 
+/*
+ * Did the allocator hand memory on between two accesses of process pid,
+ * a first at (a_addr, a_time) and a later one at (b_addr, b_time)?  1
+ * when the block (heap, mapping or stack) live at the first had ended
+ * before the block live at the second began: freed, then allocated
+ * again, so the two touched different instances and share no data.
+ * With only one of the two blocks known: when the first's had ended by
+ * the second access, made inside it (the allocator's own use of freed
+ * memory), or the second's began after the first access, made inside
+ * it.  The allocator's header before a heap block (16 bytes) counts as
+ * the block's.  0 otherwise: the same block, blocks alive together
+ * (neighbours on a line), static objects, or nothing known.
+ */
+int objmap_recycled(const struct objmap *m, uint32_t pid, uint64_t a_addr, uint64_t a_time,
+		    uint64_t b_addr, uint64_t b_time);
+
 size_t objmap_ngroups(const struct objmap *m);
 const struct objmap_group *objmap_group(const struct objmap *m, uint32_t group);
 const char *objmap_kind_name(uint32_t kind); /* "heap", "mmap", "stack", "static", "none" */

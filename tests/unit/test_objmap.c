@@ -293,6 +293,56 @@ static void test_reuse(void **state)
 
 	expect_obj(m, 100, 0xa008, 69, OBJ_HEAP, 0xa000, 16);
 	expect_obj(m, 100, 0xa018, 70, OBJ_HEAP, 0xa000, 32);
+
+	/* Memory handed on: A's bytes at 15, B's at 35 (other bytes of the
+	 * line too); a realloc in place; C to D, its free unseen. */
+	assert_int_equal(objmap_recycled(m, 100, 0x1010, 15, 0x1010, 35), 1);
+	assert_int_equal(objmap_recycled(m, 100, 0x1008, 15, 0x1018, 35), 1);
+	assert_int_equal(objmap_recycled(m, 100, 0xa008, 69, 0xa018, 70), 1);
+	assert_int_equal(objmap_recycled(m, 100, 0x9004, 59, 0x9004, 61), 1);
+	/* the same instance, whenever */
+	assert_int_equal(objmap_recycled(m, 100, 0x1010, 11, 0x1018, 19), 0);
+	assert_int_equal(objmap_recycled(m, 100, 0x8010, 11, 0x8020, 39), 0);
+	/* freed A touched again (the allocator's own writes), then B's first
+	 * access to bytes written before it existed; one side unknown */
+	assert_int_equal(objmap_recycled(m, 100, 0x1010, 15, 0x1010, 25), 1);
+	assert_int_equal(objmap_recycled(m, 100, 0x1010, 25, 0x1010, 35), 1);
+	assert_int_equal(objmap_recycled(m, 100, 0x1010, 15, 0x1040, 25), 0); /* outside A */
+	/* malloc reading the header before B, which A's owner had written */
+	assert_int_equal(objmap_recycled(m, 100, 0x1010, 15, 0x0ff8, 35), 1);
+	assert_int_equal(objmap_recycled(m, 100, 0x0ff8, 15, 0x1010, 35), 1);
+	assert_int_equal(objmap_recycled(m, 100, 0x1010, 15, 0x0fe8, 35), 0);
+	assert_int_equal(objmap_recycled(m, 100, 0x1040, 25, 0x1010, 35), 0); /* outside B */
+	/* the big block and the small one in it: after, not alive together */
+	assert_int_equal(objmap_recycled(m, 100, 0x8088, 20, 0x8088, 55), 1);
+	/* nothing known, another process */
+	assert_int_equal(objmap_recycled(m, 100, 0x5000, 1, 0x5000, 2), 0);
+	assert_int_equal(objmap_recycled(m, 101, 0x1010, 15, 0x1010, 35), 0);
+	objmap_free(m);
+	profile_free(&p);
+}
+
+/* Neighbours on a line alive together share it (false sharing), even
+ * when one ends before the other's access: nothing was handed on. */
+static void test_neighbours(void **state)
+{
+	static const uint64_t f[] = { 0x401010 };
+	struct objmap *m;
+	struct profile p;
+
+	(void)state;
+	profile_init(&p);
+	add_proc(&p, 100, 1, 1, 0);
+	add_alloc(&p, 100, 10, 0x2000, 32, ALLOC_MALLOC, f, 1);
+	add_alloc(&p, 100, 11, 0x2020, 32, ALLOC_MALLOC, f, 1);
+	add_free(&p, 100, 30, 0x2020, 0);
+	add_stack(&p, 100, 101, 5, 0x7000, 0x1000);
+	assert_int_equal(objmap_build(&m, &p), 0);
+	assert_int_equal(objmap_recycled(m, 100, 0x2028, 20, 0x2008, 25), 0);
+	assert_int_equal(objmap_recycled(m, 100, 0x2028, 20, 0x2008, 35), 0);
+	assert_int_equal(objmap_recycled(m, 100, 0x2008, 20, 0x2028, 25), 0);
+	/* a thread's stack while it lives */
+	assert_int_equal(objmap_recycled(m, 100, 0x7100, 6, 0x7108, 50), 0);
 	objmap_free(m);
 	profile_free(&p);
 }
@@ -559,6 +609,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_reuse),
+		cmocka_unit_test(test_neighbours),
 		cmocka_unit_test(test_mmap_cut),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_names_processes),

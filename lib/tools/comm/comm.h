@@ -32,6 +32,11 @@ enum comm_rec_type {
 #define COMM_F_TRAP  0x2 /* found by a watchpoint trap (else on a sample) */
 #define COMM_F_EXACT 0x4 /* trap: the trapping access was decoded; else the
 			  * watched 8 bytes stand for it */
+/* Set by the front end after the run (comm_mark_recycled), never taken
+ * from the agent: the observer touched memory the allocator had handed
+ * on from the publisher's block to another (objmap_recycled), so the two
+ * share no data.  A reader older than it counts such a record as TS/FS. */
+#define COMM_F_RECYCLED 0x8
 
 /* Thread tid (the observer) accessed the line of what pub_tid (the
  * publisher) had stored. */

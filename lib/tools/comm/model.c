@@ -38,7 +38,7 @@
 
 const char *comm_kind_name(int kind)
 {
-	static const char *const names[CM_NKIND] = { "all", "ts", "fs" };
+	static const char *const names[CM_NKIND] = { "all", "ts", "fs", "recycled" };
 
 	return kind >= 0 && kind < CM_NKIND ? names[kind] : "?";
 }
@@ -82,42 +82,51 @@ static int comm_levels(const struct profile *p, struct comm_model *m, int *core_
 	return 0;
 }
 
-/* 1 when thread is not among the line's kept threads (l->thr full). */
+/* 1 when thread is not among the line's kept threads (l->thr full).  A
+ * recycled event counts the thread in, but its bytes are no sharing. */
 static int line_thread(struct comm_line *l, uint32_t thread, uint64_t addr, unsigned size,
-		       int store, double w)
+		       int store, int recycled, double w)
 {
 	unsigned off = (unsigned)(addr - l->line), end = off + (size ? size : 1);
 	uint64_t mask = 0;
+	struct comm_line_thread *t = NULL;
 
 	if (off >= 64)
 		return 0;
 	if (end > 64)
 		end = 64;
-	mask = (end - off >= 64 ? ~0ull : ((1ull << (end - off)) - 1)) << off;
-	for (unsigned i = 0; i < l->nthr; i++) {
-		if (l->thr[i].thread == thread) {
-			l->thr[i].again |= l->thr[i].bytes & mask;
-			l->thr[i].bytes |= mask;
-			l->thr[i].wbytes |= store ? mask : 0;
-			l->thr[i].w += w;
-			l->thr[i].n++;
-			return 0;
-		}
+	mask = recycled ? 0 : (end - off >= 64 ? ~0ull : ((1ull << (end - off)) - 1)) << off;
+	for (unsigned i = 0; i < l->nthr && !t; i++)
+		if (l->thr[i].thread == thread)
+			t = &l->thr[i];
+	if (!t) {
+		if (l->nthr == COMM_LINE_THREADS)
+			return 1;
+		t = &l->thr[l->nthr++];
+		*t = (struct comm_line_thread){ .thread = thread };
 	}
-	if (l->nthr == COMM_LINE_THREADS)
-		return 1;
-	l->thr[l->nthr++] = (struct comm_line_thread){ thread, mask, store ? mask : 0, 0, w, 1 };
+	t->again |= t->bytes & mask;
+	t->bytes |= mask;
+	t->wbytes |= store ? mask : 0;
+	t->w += w;
+	t->n += !recycled;
+	t->rc += !!recycled;
 	return 0;
 }
 
 enum comm_verdict comm_line_verdict(const struct comm_line *l, uint64_t *least)
 {
-	unsigned writers = 0;
+	unsigned writers = 0, sharers = 0;
 
 	*least = UINT64_MAX;
+	if (l->w[CM_RC] > l->w[CM_TS] + l->w[CM_FS])
+		return CV_RECYCLED;
 	for (unsigned i = 0; i < l->nthr; i++) {
 		const struct comm_line_thread *a = &l->thr[i];
 
+		if (!a->n) /* only recycled memory */
+			continue;
+		sharers++;
 		writers += a->wbytes != 0;
 		if (a->n < *least)
 			*least = a->n;
@@ -128,8 +137,30 @@ enum comm_verdict comm_line_verdict(const struct comm_line *l, uint64_t *least)
 				return CV_SAME_DATA;
 		}
 	}
+	/* Most access pairs seen overlapped: whatever the bytes over the run
+	 * say (a thread seen once has no pattern), the counts do not support
+	 * false sharing; not one apart, none at all. */
+	if (l->w[CM_FS] <= l->w[CM_TS])
+		return l->w[CM_TS] > 0 ? CV_SAME_DATA : CV_NONE;
 	/* One thread's store is enough to take the line from the others. */
-	return writers && l->nthr >= 2 ? CV_FALSE : CV_NONE;
+	return writers && sharers >= 2 ? CV_FALSE : CV_NONE;
+}
+
+enum comm_confidence comm_line_confidence(const struct comm_line *l, uint64_t least)
+{
+	double share = l->w[CM_TS] + l->w[CM_FS];
+	double fs = share > 0 ? l->w[CM_FS] / share : 0;
+	enum comm_confidence bytes = least >= COMM_APART_SURE ? CC_HIGH :
+				     least >= 3 ? CC_MEDIUM : CC_LOW;
+	/* Mostly overlapping accesses leave the bytes' word in doubt. */
+	enum comm_confidence counts = fs >= 0.8 ? CC_HIGH : fs >= 0.5 ? CC_MEDIUM : CC_LOW;
+
+	return bytes < counts ? bytes : counts;
+}
+
+const char *comm_confidence_name(enum comm_confidence c)
+{
+	return c == CC_HIGH ? "high" : c == CC_MEDIUM ? "medium" : "low";
 }
 
 static void line_ip(struct comm_line *l, uint64_t ip, double w)
@@ -249,18 +280,151 @@ static int comm_obj_unknown(const char *name)
 	return name[0] == '[' || name[0] == '?' || !name[0];
 }
 
+/* Static variables a line holds, in address order: each one's bytes on
+ * the line, its name (the group's) and whether a thread touched it. */
+#define COMM_LINE_VARS 16
+struct comm_vars {
+	struct comm_var {
+		uint64_t mask;
+		uint64_t off0; /* of its first byte on the line, in it */
+		const char *name;
+	} v[COMM_LINE_VARS];
+	unsigned n;
+};
+
+/* The line's static variables; 0 if it holds none (or not only). */
+static unsigned comm_line_vars(const struct objmap *om, const struct comm_line *l,
+			       struct comm_vars *vs)
+{
+	uint64_t prev = 0;
+
+	vs->n = 0;
+	for (unsigned off = 0; off < 64; off++) {
+		struct objmap_obj ob;
+
+		/* A module's bytes without a symbol ("[prog]") are no variable. */
+		if (objmap_find(om, l->pid, l->line + off, l->time, &ob) || ob.kind != OBJ_STATIC ||
+		    objmap_group(om, ob.group)->name[0] == '[')
+			continue;
+		if (ob.id != prev) {
+			if (vs->n == COMM_LINE_VARS)
+				break;
+			vs->v[vs->n++] = (struct comm_var){ 0, ob.offset,
+							    objmap_group(om, ob.group)->name };
+			prev = ob.id;
+		}
+		vs->v[vs->n - 1].mask |= 1ull << off;
+	}
+	return vs->n;
+}
+
+/* Names of the variables whose bytes are (touched) or are not in mask,
+ * "a, b"; NULL on ENOMEM, "" if none. */
+static char *comm_vars_names(const struct comm_vars *vs, uint64_t mask, int touched)
+{
+	char buf[512];
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < vs->n && o < sizeof(buf); i++)
+		if (!!(vs->v[i].mask & mask) == touched)
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", o ? ", " : "",
+					      vs->v[i].name);
+	return strdup(buf);
+}
+
+/* Each touched variable's part of the line: a thread's weight, shared
+ * among the variables its bytes hit.  Returns the sum of the parts. */
+static double comm_vars_parts(const struct comm_vars *vs, const struct comm_line *l,
+			      double *part)
+{
+	double sum = 0;
+
+	for (unsigned i = 0; i < vs->n; i++)
+		part[i] = 0;
+	for (unsigned k = 0; k < l->nthr; k++) {
+		unsigned hit = 0;
+
+		for (unsigned i = 0; i < vs->n; i++)
+			hit += !!(vs->v[i].mask & l->thr[k].bytes);
+		for (unsigned i = 0; i < vs->n && hit; i++)
+			if (vs->v[i].mask & l->thr[k].bytes)
+				part[i] += l->thr[k].w / hit;
+	}
+	for (unsigned i = 0; i < vs->n; i++)
+		sum += part[i];
+	return sum;
+}
+
+/* Add share of line l's weights to the object row of name; *key: the
+ * row's name, for the line to find its row after the sort. */
+static int comm_obj_add(struct comm_model *m, struct hash *names, size_t *cap, const char *name,
+			const struct comm_line *l, double share, const char **key)
+{
+	size_t row;
+	int err = name_row(names, name, &m->objs, &m->nobjs, cap, sizeof(*m->objs), &row);
+
+	if (err)
+		return err;
+	for (int k = 0; k < CM_NKIND; k++)
+		m->objs[row].w[k] += l->w[k] * share;
+	m->objs[row].lines++;
+	if (!*key)
+		*key = m->objs[row].name;
+	return 0;
+}
+
+/*
+ * A line of static variables is named after those whose bytes its
+ * threads touched, not the first on the line, and the others are listed
+ * apart; each touched one takes its threads' part of the line's weight
+ * in the objects.  1 if the line was such a line, 0 if not, or -ENOMEM.
+ */
+static int comm_line_statics(const struct objmap *om, struct comm_model *m, struct hash *names,
+			     size_t *cap, struct comm_line *l, uint64_t bytes, const char **key)
+{
+	struct comm_vars vs;
+	double part[COMM_LINE_VARS], sum;
+	int err = 0;
+
+	if (!om || !comm_line_vars(om, l, &vs))
+		return 0;
+	for (unsigned i = 0; i < vs.n; i++)
+		if (vs.v[i].mask & bytes) {
+			l->offset = vs.v[i].off0 + (uint64_t)__builtin_ctzll(vs.v[i].mask & bytes) -
+				    (uint64_t)__builtin_ctzll(vs.v[i].mask);
+			break;
+		}
+	l->object = comm_vars_names(&vs, bytes, 1);
+	l->also = comm_vars_names(&vs, bytes, 0);
+	if (!l->object || !l->also)
+		return -ENOMEM;
+	if (!l->object[0]) { /* no byte of a variable touched: named as before */
+		free(l->object);
+		free(l->also);
+		l->object = l->also = NULL;
+		return 0;
+	}
+	sum = comm_vars_parts(&vs, l, part);
+	for (unsigned i = 0; i < vs.n && !err; i++)
+		if ((vs.v[i].mask & bytes) && (part[i] > 0 || sum <= 0))
+			err = comm_obj_add(m, names, cap, vs.v[i].name, l,
+					   sum > 0 ? part[i] / sum : 1, key);
+	return err ? err : 1;
+}
+
 static int comm_lines_finish(const struct profile *p, struct comm_model *m)
 {
 	struct objmap *om = NULL;
 	struct hash names = { 0 };
 	size_t cap = 0;
-	int err = objmap_build(&om, p);
+	const char **key = calloc(m->nlines + 1, sizeof(*key));
+	int err = key ? objmap_build(&om, p) : -ENOMEM;
 
 	for (size_t i = 0; i < m->nlines && !err; i++) {
 		struct comm_line *l = &m->lines[i];
 		uint64_t bytes = 0, first, off;
 		char obj[512];
-		size_t row;
 
 		qsort(l->thr, l->nthr, sizeof(l->thr[0]), thr_cmp);
 		for (unsigned k = 0; k < l->nthr; k++)
@@ -273,6 +437,11 @@ static int comm_lines_finish(const struct profile *p, struct comm_model *m)
 		 * the block live then, and not every such block is recorded.
 		 * The offset is that of the first byte communication touched.
 		 */
+		err = comm_line_statics(om, m, &names, &cap, l, bytes, &key[i]);
+		if (err) {
+			err = err > 0 ? 0 : err;
+			continue;
+		}
 		first = l->line + (bytes ? (unsigned)__builtin_ctzll(bytes) : 0);
 		comm_obj_name(om, p, l->pid, l->time, first, obj, sizeof(obj), &off);
 		for (unsigned k = 0; k < l->nprobe && comm_obj_unknown(obj); k++) {
@@ -283,16 +452,7 @@ static int comm_lines_finish(const struct profile *p, struct comm_model *m)
 		}
 		l->object = strdup(obj);
 		l->offset = off;
-		if (!l->object) {
-			err = -ENOMEM;
-			break;
-		}
-		err = name_row(&names, obj, &m->objs, &m->nobjs, &cap, sizeof(*m->objs), &row);
-		if (err)
-			break;
-		for (int k = 0; k < CM_NKIND; k++)
-			m->objs[row].w[k] += l->w[k];
-		m->objs[row].lines++;
+		err = l->object ? comm_obj_add(m, &names, &cap, obj, l, 1, &key[i]) : -ENOMEM;
 	}
 	objmap_free(om);
 	if (!err && m->nobjs)
@@ -302,13 +462,34 @@ static int comm_lines_finish(const struct profile *p, struct comm_model *m)
 	for (size_t k = 0; k < m->nobjs && !err; k++)
 		err = hash_add(&names, name_hash(m->objs[k].name), k);
 	for (size_t i = 0; i < m->nlines && !err; i++) {
-		size_t k = name_find(&names, m->objs, sizeof(*m->objs), m->lines[i].object);
+		size_t k = key[i] ? name_find(&names, m->objs, sizeof(*m->objs), key[i]) : HASH_NONE;
 
 		if (k != HASH_NONE)
 			m->lines[i].obj = (int)k;
 	}
 	hash_free(&names);
+	free(key);
 	return err;
+}
+
+int comm_mark_recycled(struct profile *p)
+{
+	struct objmap *om;
+	int err = objmap_build(&om, p);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < p->ntool_recs; i++) {
+		struct rec_comm *c = (struct rec_comm *)p->tool_recs[i];
+
+		if (c->h.type != REC_COMM || c->h.size < sizeof(*c))
+			continue;
+		c->flags &= ~(uint32_t)COMM_F_RECYCLED;
+		if (objmap_recycled(om, c->pid, c->pub_addr, c->pub_time, c->addr, c->time))
+			c->flags |= COMM_F_RECYCLED;
+	}
+	objmap_free(om);
+	return 0;
 }
 
 /* A thread or CPU pair as observed (a from b), summed before the matrix. */
@@ -492,7 +673,8 @@ static int comm_acc_add(struct comm_acc *acc, const struct profile *p, const str
 	struct comm_model *m = &acc->m;
 	const struct rec_task *a = profile_task_by_tid(p, c->pid, c->tid, c->time);
 	const struct rec_task *b = profile_task_by_tid(p, c->pid, c->pub_tid, c->pub_time);
-	int kind = c->flags & COMM_F_TRUE ? CM_TS : CM_FS;
+	int rc = !!(c->flags & COMM_F_RECYCLED);
+	int kind = rc ? CM_RC : c->flags & COMM_F_TRUE ? CM_TS : CM_FS;
 	double w;
 	uint32_t image = profile_image(p, c->pid, c->time);
 	struct comm_line *l;
@@ -524,10 +706,10 @@ static int comm_acc_add(struct comm_acc *acc, const struct profile *p, const str
 		l->probe_addr[l->nprobe] = c->addr;
 		l->probe_time[l->nprobe++] = c->time;
 	}
-	if (a && line_thread(l, a->index, c->addr, c->size, c->kind != MEM_LOAD, w))
+	if (a && line_thread(l, a->index, c->addr, c->size, c->kind != MEM_LOAD, rc, w))
 		err = line_extra(acc, l, a->index);
 	if (!err && b && (c->pub_addr & ~63ull) == l->line &&
-	    line_thread(l, b->index, c->pub_addr, c->pub_size, 1, w))
+	    line_thread(l, b->index, c->pub_addr, c->pub_size, 1, rc, w))
 		err = line_extra(acc, l, b->index);
 	if (err)
 		return err;
@@ -676,8 +858,10 @@ void comm_free(struct comm_model *m)
 		for (int k = 0; k < CM_NKIND; k++)
 			free(m->m[lv][k]);
 	}
-	for (size_t i = 0; i < m->nlines; i++)
+	for (size_t i = 0; i < m->nlines; i++) {
 		free(m->lines[i].object);
+		free(m->lines[i].also);
+	}
 	free(m->lines);
 	for (size_t i = 0; i < m->nobjs; i++)
 		free(m->objs[i].name);
@@ -689,7 +873,8 @@ void comm_free(struct comm_model *m)
 }
 
 
-/* "1:0-7w 2:8-15w": each thread's bytes of the line, w if it stored. */
+/* "1:0-7w 2:8-15w 3": each thread's bytes of the line, w if it stored;
+ * a thread only on recycled memory shares no bytes. */
 void comm_line_threads(const struct profile *p, const struct comm_line *l, char *buf,
 		       size_t len)
 {
@@ -702,9 +887,12 @@ void comm_line_threads(const struct profile *p, const struct comm_line *l, char 
 		unsigned hi = b ? 63 - (unsigned)__builtin_clzll(b) : 0;
 		char lab[32];
 
-		o += (size_t)snprintf(buf + o, len - o, "%s%s:%u-%u%s", i ? " " : "",
-				      profile_thread_label(p, l->thr[i].thread, lab, sizeof(lab)),
-				      lo, hi, l->thr[i].wbytes ? "w" : "");
+		profile_thread_label(p, l->thr[i].thread, lab, sizeof(lab));
+		if (!b)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? " " : "", lab);
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%s%s:%u-%u%s", i ? " " : "", lab, lo,
+					      hi, l->thr[i].wbytes ? "w" : "");
 	}
 	if (l->more_threads && o < len)
 		snprintf(buf + o, len - o, " and %u more thread%s", l->more_threads,
@@ -802,6 +990,10 @@ static const struct rec_desc comm_types[] = {
 	  comm_check },
 };
 
+/* Between the words of a line looked up, so that its other variables
+ * are known by name (comm_line_vars): 4 bytes finds every int and wider. */
+#define COMM_LINE_WORD 4
+
 static int comm_sym(const struct rec_hdr *h, prof_need_fn need, void *ctx)
 {
 	const struct rec_comm *c = (const struct rec_comm *)h;
@@ -813,6 +1005,8 @@ static int comm_sym(const struct rec_hdr *h, prof_need_fn need, void *ctx)
 		err = need(ctx, c->pid, c->time, SYM_DATA, c->addr);
 	if (!err)
 		err = need(ctx, c->pid, c->time, SYM_DATA, c->pub_addr);
+	for (unsigned k = 0; k < 64 && !err; k += COMM_LINE_WORD)
+		err = need(ctx, c->pid, c->time, SYM_DATA, (c->addr & ~63ull) + k);
 	return err;
 }
 

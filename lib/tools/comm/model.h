@@ -13,7 +13,9 @@
 
 #include "lib/core/profile.h"
 
-enum comm_kind { CM_ALL, CM_TS, CM_FS, CM_NKIND };
+/* All is the sum of the others: true and false sharing, and what the
+ * allocator handed on from one block to another (COMM_F_RECYCLED). */
+enum comm_kind { CM_ALL, CM_TS, CM_FS, CM_RC, CM_NKIND };
 enum comm_level { CL_THREAD, CL_CORE, CL_NODE, CL_NLEVEL };
 
 #define COMM_LINE_THREADS 8 /* threads kept per line: the first seen */
@@ -26,7 +28,8 @@ struct comm_line_thread {
 	uint64_t wbytes;  /* of those, stored to */
 	uint64_t again;   /* bytes it touched in two events or more */
 	double w;
-	uint64_t n;       /* events it took part in */
+	uint64_t n;       /* sharing events it took part in (bytes: of those) */
+	uint64_t rc;      /* recycled events it took part in */
 };
 
 struct comm_line {
@@ -46,9 +49,11 @@ struct comm_line {
 	uint64_t ip[COMM_LINE_IPS];
 	double ipw[COMM_LINE_IPS];
 	unsigned nip;
-	char *object;     /* data object the line belongs to */
+	char *object;     /* data object the line belongs to; static variables:
+			   * those whose bytes were touched, "a, b" */
+	char *also;       /* static variables on the line none touched, "c, d" */
 	uint64_t offset;  /* of the line's first accessed byte in the object */
-	int obj;          /* index into objs */
+	int obj;          /* index into objs (of the first variable touched) */
 };
 
 struct comm_object {
@@ -110,14 +115,27 @@ void comm_line_code(const struct profile *p, const struct comm_line *l, char *bu
  * overlap and one of them stored there (a byte seen once, as when one
  * thread initializes the whole line, is not the threads' pattern); else
  * false sharing if two threads or more touched it and one stored.  *least: the fewest events of one of its threads, the evidence
- * that their bytes are apart.
+ * that their bytes are apart.  The counts bound it: a line whose
+ * communication is mostly recycled memory is CV_RECYCLED, and one whose
+ * sharing events are not mostly false sharing is never CV_FALSE: the
+ * same data if any overlapped (none apart: never false sharing).
  */
-enum comm_verdict { CV_NONE, CV_SAME_DATA, CV_FALSE };
+enum comm_verdict { CV_NONE, CV_SAME_DATA, CV_FALSE, CV_RECYCLED };
 enum comm_verdict comm_line_verdict(const struct comm_line *l, uint64_t *least);
+/* How sure a CV_FALSE verdict is: the bytes' evidence (least), capped by
+ * the counts (the FS share of the line's sharing). */
+enum comm_confidence { CC_LOW, CC_MEDIUM, CC_HIGH };
+enum comm_confidence comm_line_confidence(const struct comm_line *l, uint64_t least);
+const char *comm_confidence_name(enum comm_confidence c);
 /* Fewer events than this on a line draw no finding: see cdt-comm(1). */
 #define COMM_FINDING_MIN_EVENTS 10
 /* Accesses by each thread from which bytes apart are called high confidence. */
 #define COMM_APART_SURE 8
+
+/* After the run, with every allocation known: mark the records whose
+ * two accesses the allocator separated (COMM_F_RECYCLED), clear the bit
+ * on the others.  0 or -ENOMEM. */
+int comm_mark_recycled(struct profile *p);
 
 const char *comm_kind_name(int kind);
 const char *comm_level_name(int level);

@@ -91,13 +91,16 @@ static int comm_prepare(struct run_opts *o)
 	return 0;
 }
 
-/* The settings a report needs to scale and explain counts. */
+/* The settings a report needs to scale and explain counts, and which
+ * detections the allocator's recycling made (all blocks known now). */
 static int comm_finish(const struct run_opts *o, struct profile *p)
 {
 	const struct comm_params *cp = (const struct comm_params *)o->params;
 	char buf[32];
-	int err;
+	int err = comm_mark_recycled(p);
 
+	if (err)
+		return err;
 	snprintf(buf, sizeof(buf), "%u", cp->wp);
 	err = profile_set_meta(p, "wp", buf);
 	snprintf(buf, sizeof(buf), "%u", cp->bb_slots);

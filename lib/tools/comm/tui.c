@@ -327,9 +327,10 @@ static struct tui_screen *ct_heatmap(const struct profile *p, const struct comm_
 	struct tui_hm_src src = {
 		.unit = m->unit,
 		.nkinds = CM_NKIND,
-		.kind_name = { "all", "ts", "fs" },
-		.kind_title = { "All communication", "True sharing", "False sharing" },
-		.kind_keys = "atf",
+		.kind_name = { "all", "ts", "fs", "recycled" },
+		.kind_title = { "All communication", "True sharing", "False sharing",
+				"Recycled by the allocator" },
+		.kind_keys = "atfr",
 		.nlevels = CL_NLEVEL,
 		.nlabels = 3,
 		.label_name = { "index", "name", "tid" },

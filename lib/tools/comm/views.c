@@ -54,7 +54,8 @@ static int view_summary(const struct profile *p, const struct view_opts *o, stru
 		      KV("ts_total", "%.6g", m->total[CM_TS]) ||
 		      KV("fs_total", "%.6g", m->total[CM_FS]) ||
 		      KV("fs_share", "%.4f", m->total[CM_ALL] > 0 ?
-			 m->total[CM_FS] / m->total[CM_ALL] : 0);
+			 m->total[CM_FS] / m->total[CM_ALL] : 0) ||
+		      KV("recycled_total", "%.6g", m->total[CM_RC]);
 	/* Bytes only where a count is a number of line transfers. */
 	if (!err && !m->soft)
 		err = KV("est_bytes", "%.6g", m->total[CM_ALL] * 64) ||
@@ -140,7 +141,7 @@ static int view_matrix_text(const struct profile *p, const struct view_opts *o, 
 			    int width)
 {
 	static const char *const what[CM_NKIND] = { "All communication", "True sharing",
-						    "False sharing" };
+						    "False sharing", "Recycled by the allocator" };
 	const struct comm_model *m = comm_get(p);
 	char title[128];
 	int err = 0;
@@ -159,6 +160,9 @@ static int view_matrix_text(const struct profile *p, const struct view_opts *o, 
 		for (int k = 0; k < CM_NKIND && !err; k++) {
 			struct heatmap h = { title, m->n[lv], m->m[lv][k],
 					     (const char *const *)labels, m->unit };
+
+			if (k == CM_RC && m->total[k] <= 0)
+				continue; /* most programs: not a word about it */
 
 			snprintf(title, sizeof(title), "%s, %s x %s (total %.4g)", what[k],
 				 comm_level_name(lv), comm_level_name(lv), m->total[k]);
@@ -180,7 +184,7 @@ static int view_matrix_text(const struct profile *p, const struct view_opts *o, 
 static int view_threads(const struct profile *p, const struct view_opts *o, struct table *t)
 {
 	const char *cols[] = { view_thread_col(p, "index:r", "index"), "pid:r", "tid:r", "name",
-			       "samples:r", "traps:r", "all:r", "ts:r", "fs:r", NULL };
+			       "samples:r", "traps:r", "all:r", "ts:r", "fs:r", "recycled:r", NULL };
 	const struct comm_model *m = comm_get(p);
 	size_t n;
 	int err = 0;
@@ -207,7 +211,8 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 		      table_cell(t, "%u", k->tid) || table_cell(t, "%.16s", k->name) ||
 		      table_cell(t, "%" PRIu64, k->st.samples) ||
 		      table_cell(t, "%" PRIu64, k->st.traps) || table_cell(t, "%.6g", w[CM_ALL]) ||
-		      table_cell(t, "%.6g", w[CM_TS]) || table_cell(t, "%.6g", w[CM_FS]);
+		      table_cell(t, "%.6g", w[CM_TS]) || table_cell(t, "%.6g", w[CM_FS]) ||
+		      table_cell(t, "%.6g", w[CM_RC]);
 	}
 	return err ? -ENOMEM : 0;
 }
@@ -215,7 +220,8 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 static int view_lines(const struct profile *p, const struct view_opts *o, struct table *t)
 {
 	static const char *const cols[] = { "line", "object", "offset:r", "all:r", "ts:r",
-					    "fs:r", "events:r", "threads", "code", NULL };
+					    "fs:r", "events:r", "threads", "code", "recycled:r",
+					    "also_on_line", NULL };
 	const struct comm_model *m = comm_get(p);
 	int err = 0;
 
@@ -236,7 +242,8 @@ static int view_lines(const struct profile *p, const struct view_opts *o, struct
 		      table_cell(t, "%s", l->object) || table_cell(t, "%" PRIu64, l->offset) ||
 		      table_cell(t, "%.6g", l->w[CM_ALL]) || table_cell(t, "%.6g", l->w[CM_TS]) ||
 		      table_cell(t, "%.6g", l->w[CM_FS]) || table_cell(t, "%" PRIu64, l->events) ||
-		      table_cell(t, "%s", thr) || table_cell(t, "%s", code);
+		      table_cell(t, "%s", thr) || table_cell(t, "%s", code) ||
+		      table_cell(t, "%.6g", l->w[CM_RC]) || table_cell(t, "%s", l->also ? l->also : "");
 	}
 	return err ? -ENOMEM : 0;
 }
@@ -244,7 +251,7 @@ static int view_lines(const struct profile *p, const struct view_opts *o, struct
 static int view_objects(const struct profile *p, const struct view_opts *o, struct table *t)
 {
 	static const char *const cols[] = { "object", "all:r", "ts:r", "fs:r", "fs_share:r",
-					    "lines:r", NULL };
+					    "lines:r", "recycled:r", NULL };
 	const struct comm_model *m = comm_get(p);
 	int err = 0;
 
@@ -262,7 +269,7 @@ static int view_objects(const struct profile *p, const struct view_opts *o, stru
 		      table_cell(t, "%.6g", b->w[CM_ALL]) || table_cell(t, "%.6g", b->w[CM_TS]) ||
 		      table_cell(t, "%.6g", b->w[CM_FS]) ||
 		      table_cell(t, "%.3f", b->w[CM_ALL] > 0 ? b->w[CM_FS] / b->w[CM_ALL] : 0) ||
-		      table_cell(t, "%" PRIu64, b->lines);
+		      table_cell(t, "%" PRIu64, b->lines) || table_cell(t, "%.6g", b->w[CM_RC]);
 	}
 	return err ? -ENOMEM : 0;
 }
@@ -270,7 +277,7 @@ static int view_objects(const struct profile *p, const struct view_opts *o, stru
 static int view_code(const struct profile *p, const struct view_opts *o, struct table *t)
 {
 	static const char *const cols[] = { "location", "all:r", "ts:r", "fs:r", "events:r",
-					    NULL };
+					    "recycled:r", NULL };
 	const struct comm_model *m = comm_get(p);
 	int err = 0;
 
@@ -286,7 +293,8 @@ static int view_code(const struct profile *p, const struct view_opts *o, struct 
 		}
 		err = table_row(t) || table_cell(t, "%s", c->loc) ||
 		      table_cell(t, "%.6g", c->w[CM_ALL]) || table_cell(t, "%.6g", c->w[CM_TS]) ||
-		      table_cell(t, "%.6g", c->w[CM_FS]) || table_cell(t, "%" PRIu64, c->events);
+		      table_cell(t, "%.6g", c->w[CM_FS]) || table_cell(t, "%" PRIu64, c->events) ||
+		      table_cell(t, "%.6g", c->w[CM_RC]);
 	}
 	return err ? -ENOMEM : 0;
 }
@@ -334,7 +342,7 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 	for (size_t i = 0; i < m->nlines && shown < 5 && !err; i++) {
 		const struct comm_line *l = &m->lines[i];
 		double share = l->w[CM_ALL] / m->total[CM_ALL];
-		char who[256], bytes[512], code[512], what[160];
+		char who[256], bytes[512], code[512], what[200], also[300];
 		const char *advice = "";
 		enum comm_verdict v;
 		uint64_t least;
@@ -348,19 +356,36 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 		}
 		v = comm_line_verdict(l, &least);
 		nw = thread_list(p, l, 1, who, sizeof(who));
-		if (!nw)
+		if (!nw || v == CV_RECYCLED)
 			thread_list(p, l, 0, who, sizeof(who));
 		comm_line_threads(p, l, bytes, sizeof(bytes));
 		comm_line_code(p, l, code, sizeof(code));
+		if (l->also && l->also[0])
+			snprintf(also, sizeof(also), "; the line also holds %s", l->also);
+		else
+			also[0] = '\0';
+		if (v == CV_RECYCLED) {
+			err = table_row(t) ||
+			      table_cell(t, "recycled by the allocator on %s (offset %" PRIu64 ", line 0x%"
+					 PRIx64 ", %.0f%% of all, %" PRIu64 " event%s): blocks one thread "
+					 "freed were allocated again to another (threads %s), and the line "
+					 "went with them; no data is shared, so padding cannot help; code: "
+					 "%s; keep the threads (a pool) or each thread's block from one "
+					 "round to the next to avoid it", l->object, l->offset, l->line,
+					 share * 100, l->events, l->events == 1 ? "" : "s", who, code);
+			shown++;
+			continue;
+		}
 		if (v == CV_SAME_DATA) {
 			snprintf(what, sizeof(what), "sharing of the same data");
 			advice = "; the threads use the same bytes, so padding cannot help: share "
 				 "them less often (a copy per thread, updates batched or reduced)";
 		} else if (v == CV_FALSE) {
 			snprintf(what, sizeof(what), "false sharing (%s confidence: each thread's "
-				 "bytes stayed apart over %" PRIu64 "+ of its accesses)",
-				 least >= COMM_APART_SURE ? "high" : least >= 3 ? "medium" : "low",
-				 least);
+				 "bytes stayed apart over %" PRIu64 "+ of its accesses, %.0f%% of "
+				 "the line's sharing seen apart)",
+				 comm_confidence_name(comm_line_confidence(l, least)), least,
+				 100 * l->w[CM_FS] / (l->w[CM_TS] + l->w[CM_FS]));
 			advice = "; pad or align the fields each thread writes to their own lines";
 		} else {
 			snprintf(what, sizeof(what), "%s sharing",
@@ -368,9 +393,9 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 		}
 		err = table_row(t) ||
 		      table_cell(t, "%s on %s (offset %" PRIu64 ", line 0x%" PRIx64 ", %.0f%% of all, "
-				 "%" PRIu64 " event%s): thread%s %s %s%s; bytes by thread %s; code: %s%s",
+				 "%" PRIu64 " event%s%s): thread%s %s %s%s; bytes by thread %s; code: %s%s",
 				 what, l->object, l->offset, l->line, share * 100, l->events,
-				 l->events == 1 ? "" : "s", nw > 1 || !nw ? "s" : "", who,
+				 l->events == 1 ? "" : "s", also, nw > 1 || !nw ? "s" : "", who,
 				 nw ? (nw > 1 ? "write" : "writes") : "access",
 				 nw ? " it" : " it (none writes)", bytes, code, advice);
 		shown++;
@@ -384,13 +409,17 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 	for (size_t i = 0; i < m->nobjs && i < 3 && !err; i++) {
 		const struct comm_object *b = &m->objs[i];
 		double share = b->w[CM_ALL] / m->total[CM_ALL];
+		char rc[64] = "";
 
 		if (share < 0.2 || b->lines < 2)
 			continue;
+		if (b->w[CM_RC] > 0)
+			snprintf(rc, sizeof(rc), ", %.0f%% recycled by the allocator",
+				 100 * b->w[CM_RC] / b->w[CM_ALL]);
 		err = table_row(t) ||
 		      table_cell(t, "%s carries %.0f%% of all communication over %" PRIu64
-				 " lines, %.0f%% of it false sharing", b->name, share * 100, b->lines,
-				 b->w[CM_ALL] > 0 ? 100 * b->w[CM_FS] / b->w[CM_ALL] : 0);
+				 " lines, %.0f%% of it false sharing%s", b->name, share * 100, b->lines,
+				 b->w[CM_ALL] > 0 ? 100 * b->w[CM_FS] / b->w[CM_ALL] : 0, rc);
 	}
 	if (!err && !shown && !thin)
 		err = table_row(t) || table_cell(t, "communication is spread thin: no cache line "

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * comm_vector: C++ threads that each fetch_add their own element of a
+ * std::vector of std::atomic counters, all on one line, in a lambda given
+ * to std::thread.
+ *
+ * The vector is made in main at VECTOR_LINE; its elements (8 bytes each)
+ * sit side by side in one heap block, so the threads' counters share a
+ * cache line (false sharing).  The add is std::atomic's fetch_add, code
+ * of <atomic> inlined into the lambda at ADD_LINE, and the lambda into
+ * std::thread's machinery.
+ *
+ * A profile names the block heap@comm_vector.cc:VECTOR_LINE (main), not a
+ * line of the standard library's headers nor operator new, and the code
+ * comm_vector.cc:ADD_LINE.
+ *
+ * Usage: comm_vector [-n THREADS] [-t SECONDS]
+ *   -n THREADS  2..8, default 4;  -t SECONDS  0.01..60, default 1
+ * Prints "comm_vector: ..."; exit 0, 2 on bad usage.
+ */
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+int main(int argc, char **argv)
+{
+	int n = 4, c;
+	double secs = 1;
+
+	while ((c = getopt(argc, argv, "n:t:")) != -1) {
+		if (c == 'n')
+			n = std::atoi(optarg);
+		else if (c == 't')
+			secs = std::atof(optarg);
+		else
+			n = 0;
+	}
+	if (n < 2 || n > 8 || !(secs >= 0.01 && secs <= 60) || optind != argc) {
+		std::fprintf(stderr, "usage: comm_vector [-n THREADS] [-t SECONDS]\n");
+		return 2;
+	}
+	std::vector<std::atomic<long>> counters(n); /* VECTOR_LINE */
+	std::atomic<bool> stop{false};
+	std::vector<std::thread> threads;
+
+	for (int k = 0; k < n; k++)
+		threads.emplace_back([&counters, &stop, k] {
+			while (!stop.load(std::memory_order_relaxed))
+				for (int i = 0; i < 1024; i++)
+					counters[k].fetch_add(1, std::memory_order_relaxed); /* ADD_LINE */
+		});
+	std::this_thread::sleep_for(std::chrono::duration<double>(secs));
+	stop = true;
+	long sum = 0;
+	for (auto &t : threads)
+		t.join();
+	for (auto &x : counters)
+		sum += x.load();
+	std::printf("comm_vector: threads=%d seconds=%.3f adds=%ld line=%p\n", n, secs, sum,
+		    static_cast<void *>(counters.data()));
+	return 0;
+}
