@@ -5,6 +5,17 @@
 #include <stdio.h>
 #include <string.h>
 
+int names_toolchain_file(const char *path)
+{
+	static const char *const under[] = { "/usr/include/", "/usr/local/include/",
+					     "/usr/lib/gcc/", "/usr/lib/llvm-", "/rustc/", NULL };
+
+	for (int i = 0; path && under[i]; i++)
+		if (!strncmp(path, under[i], strlen(under[i])))
+			return 1;
+	return path && strstr(path, "/lib/rustlib/src/") != NULL;
+}
+
 const char *names_kind(int kind)
 {
 	switch (kind) {
@@ -61,6 +72,13 @@ void names_code(const struct profile *p, uint32_t pid, uint64_t time, uint64_t i
 		names_module_offset(p, profile_image(p, pid, time), ip, s->module, buf, len);
 	else
 		snprintf(buf, len, "0x%" PRIx64, ip);
+}
+
+const char *names_inline(const struct profile *p, uint32_t pid, uint64_t time, uint64_t ip)
+{
+	const struct prof_sym *s = profile_sym(p, pid, time, SYM_INLINE, ip);
+
+	return s && s->name ? s->name : "";
 }
 
 void names_data(const struct profile *p, uint32_t pid, uint64_t time, uint64_t addr,

@@ -254,9 +254,11 @@ static int om_wrapper(const char *fn)
 
 /*
  * The frame that names a block: the first outside the allocator, the
- * agent and the program's allocation wrappers (frame 0 if none); the
- * frame's line is the one in its own function (SYM_SITE), so a helper
- * inlined into it does not name the block either.
+ * agent, the program's allocation wrappers and the code of the toolchain's
+ * headers and standard libraries (a std::vector's allocator, Rust's
+ * alloc: names_toolchain_file), frame 0 if none; the frame's line is the
+ * one in its own function (SYM_SITE), so a helper inlined into it does
+ * not name the block either.
  */
 static uint32_t om_name_frame(const struct objmap *m, const struct prof_path *x)
 {
@@ -265,7 +267,7 @@ static uint32_t om_name_frame(const struct objmap *m, const struct prof_path *x)
 
 		if (s && s->module && om_runtime(s->module))
 			continue;
-		if (s && om_wrapper(s->name) && k + 1 < x->depth)
+		if (s && (om_wrapper(s->name) || names_toolchain_file(s->file)) && k + 1 < x->depth)
 			continue;
 		return k;
 	}

@@ -808,6 +808,7 @@ static int profile_sym_one(struct profile *p, struct symbolizer *s, uint32_t pid
 {
 	uint32_t key = profile_image(p, pid, time);
 	struct sym_info si = { 0 };
+	int err;
 
 	if (!addr || profile_sym_image(p, key, kind, addr))
 		return 0;
@@ -815,7 +816,11 @@ static int profile_sym_one(struct profile *p, struct symbolizer *s, uint32_t pid
 		sym_code(s, key, addr, &si);
 	else
 		sym_data(s, key, addr, &si);
-	return profile_put_sym(p, key, kind, addr, &si);
+	err = profile_put_sym(p, key, kind, addr, &si);
+	if (!err && si.inl)
+		err = profile_put_sym(p, key, SYM_INLINE, addr,
+				      &(struct sym_info){ .name = si.inl, .module = si.module });
+	return err;
 }
 
 static int profile_sym_modules(struct profile *p, struct symbolizer *s)

@@ -67,6 +67,7 @@
 #include "lib/core/array.h"
 #include "lib/core/debugfind.h"
 #include "lib/core/hash.h"
+#include "lib/core/names.h"
 #include "lib/core/symcache.h"
 
 #define BUILD_ID_MAX 20 /* rec_mmap.build_id */
@@ -173,6 +174,9 @@ struct memo_ent {
 	uint64_t start, size;     /* file-relative */
 	const char *name, *src;
 	uint32_t line;
+	/* Code inlined from a library header into the program's (code_own):
+	 * the program's function there (NULL: the symbol's), the calls. */
+	const char *own, *inl;
 };
 
 struct symbolizer {
@@ -337,15 +341,96 @@ static char *sym_demangle(const char *name, int *status)
 	return demangle ? demangle(name, NULL, NULL, status) : NULL;
 }
 
-/* A C++ name as people write it, interned; other names as they are. */
+/* Rust's legacy escapes in a path component, "$LT$" for '<'. */
+static const struct {
+	const char *esc, *is;
+} rust_esc[] = { { "$SP$", "@" }, { "$BP$", "*" }, { "$RF$", "&" }, { "$LT$", "<" },
+		 { "$GT$", ">" }, { "$LP$", "(" }, { "$RP$", ")" }, { "$C$", "," } };
+
+/* Component src[0..n) of a Rust legacy path, unescaped, onto buf at *o. */
+static bool rust_component(const char *src, size_t n, char *buf, size_t len, size_t *o)
+{
+	size_t i = src[0] == '_' && n > 1 && src[1] == '$' ? 1 : 0;
+
+	while (i < n && *o + 4 < len) {
+		size_t k, e;
+		unsigned ch;
+
+		if (src[i] == '.') {
+			bool two = i + 1 < n && src[i + 1] == '.';
+
+			*o += (size_t)snprintf(buf + *o, len - *o, "%s", two ? "::" : ".");
+			i += two ? 2 : 1;
+			continue;
+		}
+		if (src[i] != '$') {
+			buf[(*o)++] = src[i++];
+			continue;
+		}
+		for (e = i + 1; e < n && src[e] != '$'; e++)
+			;
+		if (e == n)
+			return false;
+		for (k = 0; k < sizeof(rust_esc) / sizeof(rust_esc[0]); k++)
+			if (e + 1 - i == strlen(rust_esc[k].esc) &&
+			    !strncmp(src + i, rust_esc[k].esc, e + 1 - i))
+				break;
+		if (k < sizeof(rust_esc) / sizeof(rust_esc[0]))
+			buf[(*o)++] = rust_esc[k].is[0];
+		else if (src[i + 1] == 'u' && sscanf(src + i + 2, "%2x", &ch) == 1 && e - i <= 4 &&
+			 ch >= 0x20 && ch < 0x7f)
+			buf[(*o)++] = (char)ch;
+		else
+			return false;
+		i = e + 1;
+	}
+	buf[*o] = '\0';
+	return i == n;
+}
+
+/*
+ * A Rust symbol of the legacy mangling, _ZN 4main 4main 17h<16 hex> E, as
+ * rustc-demangle and perf show it: "main::main", the hash dropped and the
+ * escapes undone.  false if name is not one (a C++ name).
+ */
+static bool rust_demangle(const char *name, char *buf, size_t len)
+{
+	const char *p = name + 3, *hash = NULL;
+	size_t o = 0;
+
+	if (strncmp(name, "_ZN", 3))
+		return false;
+	buf[0] = '\0';
+	while (*p >= '1' && *p <= '9') {
+		char *end;
+		unsigned long n = strtoul(p, &end, 10);
+
+		if (n > strlen(end))
+			return false;
+		if (n == 17 && end[0] == 'h' && strspn(end + 1, "0123456789abcdef") >= 16 &&
+		    end[17] == 'E')
+			hash = end;
+		else if (o && o + 2 < len)
+			o += (size_t)snprintf(buf + o, len - o, "::");
+		if (hash != end && !rust_component(end, n, buf, len, &o))
+			return false;
+		p = end + n;
+	}
+	/* the hash last, then E and at most a suffix of LLVM's (".llvm.123") */
+	return hash && p == hash + 17 && *p == 'E' && (p[1] == '\0' || p[1] == '.');
+}
+
+/* A C++ or Rust name as people write it, interned; other names as they are. */
 static const char *sym_name_intern(struct symbolizer *s, const char *name)
 {
 	const char *r;
-	char *d;
+	char *d, rust[1024];
 	int status = -1;
 
 	if (strncmp(name, "_Z", 2))
 		return str_intern(&s->str, name);
+	if (rust_demangle(name, rust, sizeof(rust)))
+		return str_intern(&s->str, rust);
 	d = sym_demangle(name, &status);
 	r = str_intern(&s->str, status == 0 && d ? d : name);
 	free(d);
@@ -533,7 +618,8 @@ static int file_cache_load(struct symbolizer *s, struct sym_file *f)
 	for (size_t i = 0; i < f->cache.n; i++) {
 		const struct symcache_rec *r = &f->cache.v[i];
 
-		if ((r->kind == SYMCACHE_LINE || r->kind == SYMCACHE_SITE) &&
+		if ((r->kind == SYMCACHE_LINE || r->kind == SYMCACHE_SITE ||
+		     r->kind == SYMCACHE_NAME || r->kind == SYMCACHE_INLINE) &&
 		    (err = hash_add(&f->lines_ix, hash_mix(r->a, (uint64_t)r->kind), i)))
 			goto drop;
 	}
@@ -1115,24 +1201,159 @@ static int code_line(struct symbolizer *s, struct sym_file *f, uint64_t v,
 	return 0;
 }
 
-/*
- * Where in its function the code at module address v is, past inlined
- * calls: the call site (DW_AT_call_file, DW_AT_call_line) of the outermost
- * inlined subroutine around v.  *src stays NULL when v is in no inlined
- * code; 0 or -ENOMEM.
- */
-static int code_site(struct symbolizer *s, struct sym_file *f, uint64_t v, const char **src,
-		     uint32_t *line)
+#define CALL_LEN 5 /* x86-64's direct call */
+
+/* The inlined calls around a code address, innermost first (code_chain). */
+#define CHAIN_MAX 24
+struct chain {
+	struct chain_lvl {
+		const char *name; /* the function, demangled; NULL if unknown */
+		const char *src;  /* level 0: not set (the line table's); then the
+				   * line of the call into the level before */
+		uint32_t line;
+	} lv[CHAIN_MAX];
+	int n;               /* 0: not in inlined code */
+	const char *site;    /* the outermost call's line, in the function */
+	uint32_t site_line;
+};
+
+/* A function without a linkage name (a lambda's operator(), a C
+ * function) qualified by the scopes it is declared in, as "main::<lambda()>::operator()". */
+static const char *scope_qualified(Dwarf_Die *d, const char *name, char *buf, size_t len)
 {
-	Dwarf_Die cubuf, *cu, *scopes = NULL;
+	Dwarf_Attribute attr;
+	Dwarf_Die decl = *d, *sc = NULL;
+	size_t o = 0;
+	int n;
+
+	/* the concrete call, its abstract function, that one's declaration */
+	for (int k = 0; k < 2; k++) {
+		Dwarf_Die next;
+
+		if (dwarf_formref_die(dwarf_attr(&decl, DW_AT_abstract_origin, &attr), &next) ||
+		    dwarf_formref_die(dwarf_attr(&decl, DW_AT_specification, &attr), &next))
+			decl = next;
+	}
+	n = dwarf_getscopes_die(&decl, &sc);
+	for (int i = n - 1; i > 0; i--) {
+		int tag = dwarf_tag(&sc[i]);
+		const char *p = dwarf_diename(&sc[i]);
+
+		if (tag != DW_TAG_namespace && tag != DW_TAG_class_type &&
+		    tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
+		    tag != DW_TAG_subprogram)
+			continue;
+		/* C++ closures are classes without a name */
+		if (!p && tag != DW_TAG_subprogram)
+			p = strcmp(name, "operator()") ? "{anonymous}" : "{lambda}";
+		if (p && o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s::", p);
+	}
+	free(sc);
+	if (!o)
+		return name;
+	snprintf(buf + (o < len ? o : len - 1), len - (o < len ? o : len - 1), "%s", name);
+	return buf;
+}
+
+/* A scope's function: its linkage name demangled, else its name. */
+static int scope_name(struct symbolizer *s, Dwarf_Die *d, const char **out)
+{
+	Dwarf_Attribute attr;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &attr));
+	char buf[512];
+
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &attr));
+	*out = NULL;
+	if (n)
+		*out = sym_name_intern(s, n);
+	else if ((n = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &attr))))
+		*out = str_intern(&s->str, scope_qualified(d, n, buf, sizeof(buf)));
+	return n && !*out ? -ENOMEM : 0;
+}
+
+/* The line an inlined subroutine was called from; *src NULL if unknown. */
+static int scope_call(struct symbolizer *s, Dwarf_Die *cu, Dwarf_Die *d, const char **src,
+		      uint32_t *line)
+{
 	Dwarf_Attribute attr;
 	Dwarf_Files *files;
-	Dwarf_Addr bias = 0;
 	Dwarf_Word fileno, lineno;
 	const char *name;
 	size_t nfiles;
-	int n, outer = -1, err;
 
+	*src = NULL;
+	*line = 0;
+	if (dwarf_formudata(dwarf_attr(d, DW_AT_call_file, &attr), &fileno) != 0 ||
+	    dwarf_formudata(dwarf_attr(d, DW_AT_call_line, &attr), &lineno) != 0 ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || fileno >= nfiles ||
+	    !(name = dwarf_filesrc(files, fileno, NULL, NULL)))
+		return 0;
+	*src = src_intern(s, dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)), name);
+	*line = (uint32_t)lineno;
+	return *src ? 0 : -ENOMEM;
+}
+
+/*
+ * The scopes around pc, from the function (path[0]) in to the innermost
+ * inlined call or block: namespaces and classes are entered to find the
+ * function (Rust's are in their modules' namespaces, where libdw's
+ * dwarf_getscopes of Debian 12 finds nothing).  Returns the depth.
+ */
+static int scope_path(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int depth)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(parent, &child) != 0)
+		return depth;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			if (!depth) {
+				int d = scope_path(&child, pc, path, 0);
+
+				if (d)
+					return d;
+			}
+			break;
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+			if (dwarf_haspc(&child, pc) == 1) {
+				if (depth == CHAIN_MAX)
+					return depth;
+				path[depth] = child;
+				return scope_path(&child, pc, path, depth + 1);
+			}
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return depth;
+}
+
+/*
+ * The inlined calls around module address v: the innermost inlined
+ * function, the one it was inlined into at the call's line, and so on
+ * out to the function of the symbol, whose level ends the chain.  names:
+ * the functions' names too (the site needs only the lines).  0 or -ENOMEM.
+ */
+static int code_chain(struct symbolizer *s, struct sym_file *f, uint64_t v, bool names,
+		      struct chain *c)
+{
+	Dwarf_Die cubuf, *cu, path[CHAIN_MAX];
+	Dwarf_Addr bias = 0;
+	const char *src = NULL;
+	uint32_t line = 0;
+	int n, err = 0;
+
+	memset(c, 0, sizeof(*c));
 	cu = dwfl_module_addrdie(f->mod, v, &bias);
 	if (!cu) {
 		err = file_cus(f);
@@ -1143,23 +1364,116 @@ static int code_site(struct symbolizer *s, struct sym_file *f, uint64_t v, const
 		cu = &cubuf;
 		bias = f->dwbias;
 	}
-	n = dwarf_getscopes(cu, v - bias, &scopes);
-	for (int i = 0; i < n && dwarf_tag(&scopes[i]) != DW_TAG_subprogram; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
-			outer = i;
-	if (outer >= 0 &&
-	    dwarf_formudata(dwarf_attr(&scopes[outer], DW_AT_call_file, &attr), &fileno) == 0 &&
-	    dwarf_formudata(dwarf_attr(&scopes[outer], DW_AT_call_line, &attr), &lineno) == 0 &&
-	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && fileno < nfiles &&
-	    (name = dwarf_filesrc(files, fileno, NULL, NULL)) != NULL) {
-		*src = src_intern(s, dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)), name);
-		*line = (uint32_t)lineno;
-		if (!*src) {
-			free(scopes);
-			return -ENOMEM;
+	n = scope_path(cu, v - bias, path, 0);
+	for (int i = n - 1; i >= 0 && !err; i--) {
+		int tag = dwarf_tag(&path[i]);
+
+		if (tag == DW_TAG_lexical_block)
+			continue;
+		if (tag == DW_TAG_subprogram && !c->n)
+			return 0; /* in no inlined code */
+		c->lv[c->n].src = src;
+		c->lv[c->n].line = line;
+		err = names ? scope_name(s, &path[i], &c->lv[c->n].name) : 0;
+		c->n++;
+		if (!err && tag == DW_TAG_inlined_subroutine)
+			err = scope_call(s, cu, &path[i], &src, &line);
+		if (src) {
+			c->site = src;
+			c->site_line = line;
 		}
 	}
-	free(scopes);
+	return err;
+}
+
+/*
+ * Where in its function the code at module address v is, past inlined
+ * calls: the line of the outermost inlined call around v.  *src stays
+ * NULL when v is in no inlined code; 0 or -ENOMEM.
+ */
+static int code_site(struct symbolizer *s, struct sym_file *f, uint64_t v, const char **src,
+		     uint32_t *line)
+{
+	struct chain c;
+	int err = code_chain(s, f, v, false, &c);
+
+	/* v is a return address less 1, the call's last byte, which GCC's
+	 * ranges of inlined code sometimes leave out; the first byte of a
+	 * direct call (5 bytes on x86-64) is in them. */
+	if (!err && !c.n && v >= CALL_LEN - 1)
+		err = code_chain(s, f, v - (CALL_LEN - 1), false, &c);
+	if (!err && c.site) {
+		*src = c.site;
+		*line = c.site_line;
+	}
+	return err;
+}
+
+/* A function of a standard library instantiated in the program, whose
+ * code is mostly the program's inlined into it (std::thread's _M_run). */
+static bool std_function(const char *name)
+{
+	static const char *const ns[] = { "std::", "__gnu_cxx::", "core::", "alloc::", NULL };
+
+	for (int i = 0; name && ns[i]; i++)
+		if (!strncmp(name, ns[i], strlen(ns[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Code of a library header inlined into the program's (std::atomic's
+ * fetch_add, Rust's core): its line is the program's line that used it,
+ * the innermost level of the calls whose line is not the toolchain's
+ * (names_toolchain_file), and its function that level's function when
+ * it is not the symbol's; m->inl keeps the calls, "f (a.h:3) < g (b.c:9)".
+ * The same in a standard library's function (std_function).  Nothing
+ * changes where no level is the program's.  0 or -ENOMEM.
+ */
+static int code_own(struct symbolizer *s, struct sym_file *f, struct memo_ent *m)
+{
+	struct chain c;
+	char buf[2048];
+	size_t o = 0;
+	int err, own = -1;
+
+	if (!m->src || (!names_toolchain_file(m->src) && !std_function(m->name)))
+		return 0;
+	err = code_chain(s, f, m->v, true, &c);
+	if (err || !c.n)
+		return err;
+	c.lv[0].src = m->src;
+	c.lv[0].line = m->line;
+	for (int i = 0; i < c.n; i++) {
+		const char *b = c.lv[i].src ? strrchr(c.lv[i].src, '/') : NULL;
+
+		if (own < 0 && c.lv[i].src && !names_toolchain_file(c.lv[i].src))
+			own = i;
+		if (o < sizeof(buf))
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s (%s:%u)", i ? " < " : "",
+					      c.lv[i].name ? c.lv[i].name : "?",
+					      b ? b + 1 : c.lv[i].src ? c.lv[i].src : "?", c.lv[i].line);
+	}
+	if (own < 0)
+		return 0;
+	m->src = c.lv[own].src;
+	m->line = c.lv[own].line;
+	/* The last level is the symbol's function, named already. */
+	m->own = own < c.n - 1 ? c.lv[own].name : NULL;
+	m->inl = str_intern(&s->str, buf);
+	return m->inl ? 0 : -ENOMEM;
+}
+
+/* The kept name and calls of code_own, if the line was kept. */
+static int code_own_kept(struct symbolizer *s, struct sym_file *f, struct memo_ent *m)
+{
+	uint32_t dummy;
+	int err;
+
+	if (file_cache_line(s, f, SYMCACHE_NAME, m->v, &m->own, &dummy, &err) && err)
+		return err;
+	if (file_cache_line(s, f, SYMCACHE_INLINE, m->v, &m->inl, &dummy, &err) && err)
+		return err;
 	return 0;
 }
 
@@ -1182,10 +1496,16 @@ static int code_resolve(struct symbolizer *s, struct sym_file *f, uint64_t v,
 	}
 	/* The module sits at its link-time addresses, so v is a module address. */
 	if (file_cache_line(s, f, SYMCACHE_LINE, v, &m->src, &m->line, &err))
-		return err;
+		return err ? err : code_own_kept(s, f, m);
 	err = code_line(s, f, v, m);
 	if (!err)
+		err = code_own(s, f, m);
+	if (!err)
 		err = file_cache_add(f, SYMCACHE_LINE, v, m->src, m->line);
+	if (!err && m->own)
+		err = file_cache_add(f, SYMCACHE_NAME, v, m->own, 0);
+	if (!err && m->inl)
+		err = file_cache_add(f, SYMCACHE_INLINE, v, m->inl, 0);
 	return err;
 }
 
@@ -1385,8 +1705,9 @@ static const struct sym_inst *sym_lookup(struct symbolizer *s, uint32_t pid,
 	return in;
 }
 
-int sym_code(struct symbolizer *s, uint32_t pid, uint64_t addr,
-	     struct sym_info *out)
+/* sym_code; own: named after the program's function in inlined code. */
+static int sym_code_own(struct symbolizer *s, uint32_t pid, uint64_t addr, bool own,
+			struct sym_info *out)
 {
 	const struct sym_inst *in;
 	struct memo_ent m;
@@ -1402,12 +1723,18 @@ int sym_code(struct symbolizer *s, uint32_t pid, uint64_t addr,
 		return err;
 	out->file = m.src;
 	out->line = m.line;
+	out->inl = m.inl;
 	if (!m.name)
 		return -ENOENT;
-	out->name = m.name;
+	out->name = own && m.own ? m.own : m.name;
 	out->start = m.start + in->bias;
 	out->size = m.size;
 	return 0;
+}
+
+int sym_code(struct symbolizer *s, uint32_t pid, uint64_t addr, struct sym_info *out)
+{
+	return sym_code_own(s, pid, addr, true, out);
 }
 
 int sym_site(struct symbolizer *s, uint32_t pid, uint64_t addr, struct sym_info *out)
@@ -1416,10 +1743,11 @@ int sym_site(struct symbolizer *s, uint32_t pid, uint64_t addr, struct sym_info 
 	struct sym_info where;
 	const char *src = NULL;
 	uint32_t line = 0;
-	int err = sym_code(s, pid, addr, out);
+	int err = sym_code_own(s, pid, addr, false, out);
 
 	if (err)
 		return err;
+	out->inl = NULL;
 	in = sym_lookup(s, pid, addr, &where);
 	if (!in)
 		return -ENOENT;

@@ -20,6 +20,10 @@ struct sym_info {
 	uint64_t start;     /* runtime address of the symbol */
 	uint64_t size;
 	uint32_t line;
+	/* Code: the inlined calls at the address, innermost first, "f (a.h:3)
+	 * < g (b.c:9)", where its line and name are the program's, not those
+	 * of a library header it was inlined from; NULL otherwise. */
+	const char *inl;
 };
 
 int sym_create(struct symbolizer **s);
@@ -36,7 +40,10 @@ int sym_forget(struct symbolizer *s, uint32_t pid);
 
 /*
  * Resolve.  Strings stay valid until sym_destroy.  Return 0 when a name
- * was found, -ENOENT otherwise (out->module may still be set).
+ * was found, -ENOENT otherwise (out->module may still be set).  Code
+ * inlined from a system or standard-library header takes the line, and
+ * the function, of the program's code it was inlined into
+ * (names_toolchain_file); out->inl keeps the calls.
  */
 int sym_code(struct symbolizer *s, uint32_t pid, uint64_t addr,
 	     struct sym_info *out);

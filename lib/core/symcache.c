@@ -15,6 +15,10 @@
  *   d START SIZE NAME             an object symbol
  *   l ADDRESS LINE [FILE]         the source line at an address
  *   s ADDRESS LINE [FILE]         its outermost inlined call site
+ *   n ADDRESS 0 NAME              the program's function at an address
+ *                                 whose line is moved out of a library
+ *                                 header (symbolize.c)
+ *   i ADDRESS 0 CHAIN             the inlined calls there
  *
  * numbers in hex, the name or file the rest of the line.  A file that
  * does not parse whole is ignored and written again.
@@ -111,6 +115,8 @@ static int symcache_parse(struct symcache *c, char *s)
 		break;
 	case SYMCACHE_LINE:
 	case SYMCACHE_SITE:
+	case SYMCACHE_NAME:
+	case SYMCACHE_INLINE:
 		if (r.b > UINT32_MAX)
 			return -EINVAL;
 		break;
@@ -192,7 +198,8 @@ bool symcache_debug_same(const struct symcache *c)
 
 int symcache_add(struct symcache *c, char kind, uint64_t a, uint64_t b, const char *text)
 {
-	bool line = kind == SYMCACHE_LINE || kind == SYMCACHE_SITE;
+	bool line = kind == SYMCACHE_LINE || kind == SYMCACHE_SITE || kind == SYMCACHE_NAME ||
+		    kind == SYMCACHE_INLINE;
 
 	if (line && c->nlines >= SYMCACHE_MAX_LINES)
 		return 0;

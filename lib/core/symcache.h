@@ -24,6 +24,10 @@ enum symcache_kind {
 	SYMCACHE_DATA = 'd', /* the same, for an object */
 	SYMCACHE_LINE = 'l', /* a: address, b: line, text: source file or NULL */
 	SYMCACHE_SITE = 's', /* the same, for the outermost inlined call site */
+	/* Code whose line is the program's, not a library header's it was
+	 * inlined from (symbolize.c): a: address, b: 0, text: */
+	SYMCACHE_NAME = 'n',   /* the program's function there */
+	SYMCACHE_INLINE = 'i', /* the inlined calls, "f (a.h:3) < g (b.c:9)" */
 };
 
 struct symcache_rec {

@@ -332,6 +332,11 @@ enum sym_kind {
 	/* A call path's frame: function + the line in it, past inlined calls
 	 * (readers that know only 1 and 2 keep it unused). */
 	SYM_SITE = 3,
+	/* Code whose line and function are the program's where it was
+	 * inlined from a library header: name holds the inlined calls,
+	 * innermost first, "f (a.h:3) < g (b.c:9)" (readers that know only
+	 * 1 to 3 keep it unused). */
+	SYM_INLINE = 4,
 };
 
 struct rec_sym {

@@ -10,11 +10,15 @@
  * of <atomic> inlined into the lambda at ADD_LINE, and the lambda into
  * std::thread's machinery.
  *
+ * -l: the add is a relaxed load and store (std::atomic's load and store,
+ * inlined at LOAD_LINE) instead of the locked fetch_add: accesses a
+ * sample lands on more often.
+ *
  * A profile names the block heap@comm_vector.cc:VECTOR_LINE (main), not a
  * line of the standard library's headers nor operator new, and the code
- * comm_vector.cc:ADD_LINE.
+ * comm_vector.cc:ADD_LINE (or LOAD_LINE).
  *
- * Usage: comm_vector [-n THREADS] [-t SECONDS]
+ * Usage: comm_vector [-n THREADS] [-t SECONDS] [-l]
  *   -n THREADS  2..8, default 4;  -t SECONDS  0.01..60, default 1
  * Prints "comm_vector: ..."; exit 0, 2 on bad usage.
  */
@@ -28,11 +32,13 @@
 
 int main(int argc, char **argv)
 {
-	int n = 4, c;
+	int n = 4, c, ls = 0;
 	double secs = 1;
 
-	while ((c = getopt(argc, argv, "n:t:")) != -1) {
-		if (c == 'n')
+	while ((c = getopt(argc, argv, "n:t:l")) != -1) {
+		if (c == 'l')
+			ls = 1;
+		else if (c == 'n')
 			n = std::atoi(optarg);
 		else if (c == 't')
 			secs = std::atof(optarg);
@@ -40,7 +46,7 @@ int main(int argc, char **argv)
 			n = 0;
 	}
 	if (n < 2 || n > 8 || !(secs >= 0.01 && secs <= 60) || optind != argc) {
-		std::fprintf(stderr, "usage: comm_vector [-n THREADS] [-t SECONDS]\n");
+		std::fprintf(stderr, "usage: comm_vector [-n THREADS] [-t SECONDS] [-l]\n");
 		return 2;
 	}
 	std::vector<std::atomic<long>> counters(n); /* VECTOR_LINE */
@@ -48,10 +54,15 @@ int main(int argc, char **argv)
 	std::vector<std::thread> threads;
 
 	for (int k = 0; k < n; k++)
-		threads.emplace_back([&counters, &stop, k] {
+		threads.emplace_back([&counters, &stop, k, ls] {
+			auto &x = counters[k];
+
 			while (!stop.load(std::memory_order_relaxed))
 				for (int i = 0; i < 1024; i++)
-					counters[k].fetch_add(1, std::memory_order_relaxed); /* ADD_LINE */
+					if (ls)
+						x.store(x.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); /* LOAD_LINE */
+					else
+						x.fetch_add(1, std::memory_order_relaxed); /* ADD_LINE */
 		});
 	std::this_thread::sleep_for(std::chrono::duration<double>(secs));
 	stop = true;
@@ -60,7 +71,7 @@ int main(int argc, char **argv)
 		t.join();
 	for (auto &x : counters)
 		sum += x.load();
-	std::printf("comm_vector: threads=%d seconds=%.3f adds=%ld line=%p\n", n, secs, sum,
+	std::printf("comm_vector: threads=%d seconds=%.3f load_store=%d adds=%ld line=%p\n", n, secs, ls, sum,
 		    static_cast<void *>(counters.data()));
 	return 0;
 }

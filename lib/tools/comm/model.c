@@ -609,6 +609,9 @@ static int code_row(struct comm_acc *a, const struct profile *p, uint32_t pid, u
 	names_code(p, pid, time, ip, loc, sizeof(loc));
 	err = name_row(&a->code_ix, loc, &m->codes, &m->ncodes, &a->codes_cap, sizeof(*m->codes),
 		       row);
+	if (!err && !m->codes[*row].inl && names_inline(p, pid, time, ip)[0] &&
+	    !(m->codes[*row].inl = strdup(names_inline(p, pid, time, ip))))
+		err = -ENOMEM;
 	if (!err)
 		err = array_grow(&a->ips, &a->ips_cap, a->nips, sizeof(*a->ips));
 	if (!err)
@@ -866,8 +869,10 @@ void comm_free(struct comm_model *m)
 	for (size_t i = 0; i < m->nobjs; i++)
 		free(m->objs[i].name);
 	free(m->objs);
-	for (size_t i = 0; i < m->ncodes; i++)
+	for (size_t i = 0; i < m->ncodes; i++) {
 		free(m->codes[i].loc);
+		free(m->codes[i].inl);
+	}
 	free(m->codes);
 	memset(m, 0, sizeof(*m));
 }

@@ -64,6 +64,8 @@ struct comm_object {
 
 struct comm_code {
 	char *loc;        /* function (file:line) */
+	char *inl;        /* the calls inlined there, if its line is the program's
+			   * and not a library header's: names_inline() */
 	double w[CM_NKIND];
 	uint64_t events;
 };

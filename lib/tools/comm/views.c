@@ -277,7 +277,7 @@ static int view_objects(const struct profile *p, const struct view_opts *o, stru
 static int view_code(const struct profile *p, const struct view_opts *o, struct table *t)
 {
 	static const char *const cols[] = { "location", "all:r", "ts:r", "fs:r", "events:r",
-					    "recycled:r", NULL };
+					    "recycled:r", "inlined", NULL };
 	const struct comm_model *m = comm_get(p);
 	int err = 0;
 
@@ -294,7 +294,7 @@ static int view_code(const struct profile *p, const struct view_opts *o, struct 
 		err = table_row(t) || table_cell(t, "%s", c->loc) ||
 		      table_cell(t, "%.6g", c->w[CM_ALL]) || table_cell(t, "%.6g", c->w[CM_TS]) ||
 		      table_cell(t, "%.6g", c->w[CM_FS]) || table_cell(t, "%" PRIu64, c->events) ||
-		      table_cell(t, "%.6g", c->w[CM_RC]);
+		      table_cell(t, "%.6g", c->w[CM_RC]) || table_cell(t, "%s", c->inl ? c->inl : "");
 	}
 	return err ? -ENOMEM : 0;
 }
