@@ -169,6 +169,17 @@ $(B)/workloads/fvar_throw $(B)/workloads/comm_vector: $(B)/workloads/%: tests/wo
 
 WORK_BIN += $(B)/workloads/fvar_shapes_pg $(B)/workloads/fvar_throw $(B)/workloads/comm_vector
 
+# comm_arc is Rust, built by rustc alone (no crates, no network) where
+# rustc is found; tests/e2e/names_rust.sh skips without it.
+RUSTC ?= $(shell command -v rustc 2>/dev/null)
+ifneq ($(RUSTC),)
+$(B)/workloads/comm_arc: tests/workloads/comm_arc.rs | $(B)/.deps
+	@mkdir -p $(dir $@)
+	$(RUSTC) --edition 2021 -O -g -o $@ $<
+
+WORK_BIN += $(B)/workloads/comm_arc
+endif
+
 workloads: $(WORK_BIN)
 
 # Synthetic profiles of any size, for report and TUI benchmarks: genprofile

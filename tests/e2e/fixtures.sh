@@ -35,11 +35,14 @@ expect fs_share 1.0000
 expect all_total 427
 expect rejected_records 0
 report "$f" objects
-grep -qx 'heap@comm_padding.c:57 (counters_new),427,0,427,1.000,1' "$tmp/objects.csv" ||
+grep -qx 'heap@comm_padding.c:57 (counters_new),427,0,427,1.000,1,0' "$tmp/objects.csv" ||
 	fail "$f: the heap block's row changed: $(cat "$tmp/objects.csv")"
 report "$f" matrix
 grep -qx 'all,thread,0,1,73' "$tmp/matrix.csv" || fail "$f: matrix cell 0,1 is not 73"
-[ "$(wc -l <"$tmp/matrix.csv")" -eq 64 ] || fail "$f: the matrix has $(wc -l <"$tmp/matrix.csv") lines, not 64"
+# a header and all, ts, fs and recycled (nothing: an old file has no mark)
+# at thread (4 x 4), core (2 x 2) and node (1) level: 1 + 4 * 21
+[ "$(wc -l <"$tmp/matrix.csv")" -eq 85 ] || fail "$f: the matrix has $(wc -l <"$tmp/matrix.csv") lines, not 85"
+! grep -q '^recycled,.*,[1-9][0-9]*$' "$tmp/matrix.csv" || fail "$f: recycled communication in a 1.0 file"
 
 f=$fx/record.data
 report "$f" summary

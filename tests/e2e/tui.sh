@@ -167,7 +167,7 @@ screen | grep -q 'scale |\.\.::--==++\*\*##%%@@| blank: 0, darkest: ' || fail "n
 
 # The cursor on (0,1): its counts of every kind, as in the CSV.
 keys Right
-want="thread 0 .* x thread 1:  all $(cell all thread 0 1)  ts $(cell ts thread 0 1)  fs $(cell fs thread 0 1)\$"
+want="thread 0 .* x thread 1:  all $(cell all thread 0 1)  ts $(cell ts thread 0 1)  fs $(cell fs thread 0 1)  recycled $(cell recycled thread 0 1)\$"
 wait_for "$want" "cursor on (0,1)"
 
 # Switching kinds: title, total, and the cells of that matrix.
