@@ -247,7 +247,8 @@ $(B)/bench/real/.deps: Makefile
 	@$(MAKE) --no-print-directory B=$(B)/bench/real DEB_PKGS="$(BENCH_PKGS)" deps
 $(REAL_BIN): $(B)/bench/real/%: tests/bench/real/%.c tests/bench/real/real.h | $(B)/.deps
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -O2 -g $(WARN) -pthread $(if $(filter jacobi,$*),-fopenmp) -o $@ $<
+	$(CC) -std=c11 -O2 -g $(WARN) -pthread $(if $(filter jacobi,$*),-fopenmp) \
+		$(if $(filter globals,$*),-fno-toplevel-reorder) -o $@ $<
 
 .PHONY: bench-real
 bench-real: cdt $(REAL_BIN) $(B)/bench/real/.deps

@@ -19,9 +19,16 @@
 #             mutexes
 #   pipeline  a producer, N-1 workers, 6000 blocks of 64 KiB through a
 #             bounded queue (mutex and condition variables)
+#   rounds    2000 rounds of N workers made afresh, each with a heap block
+#             malloc hands on to the next round's (no sharing: padding
+#             them to lines, "rounds N 2000 pad", takes as long plainly)
+#   globals   30 million adds shared out among N threads, each to its own
+#             counter, separate globals eight to a line (false sharing:
+#             "globals N 30 pad", a line each, took 0.09 s plain here
+#             against 0.53 s at 2 threads)
 # Each takes about 0.4 to 0.6 s plain on two idle cores, up to twice that
 # with the other core busy.
-# The last four are built from this folder (make bench-real builds them
+# The last six are built from this folder (make bench-real builds them
 # into build/bench/real/ with gentext, which writes the text inputs); they
 # print a checksum, and a profiled run whose output differs from the
 # plain run's is a failure.
@@ -74,7 +81,7 @@ export LC_ALL
 
 ROUNDS=${BENCH_ROUNDS:-3}
 TOOLS=${BENCH_TOOLS:-plain comm record fvar numa membound perf}
-PROGS=${BENCH_PROGS:-pigz xz zstd sort linreg jacobi wordcount pipeline}
+PROGS=${BENCH_PROGS:-pigz xz zstd sort linreg jacobi wordcount pipeline rounds globals}
 THREADS=${BENCH_THREADS:-2 4 8}
 PERF_HZ=${BENCH_PERF_HZ:-2000}
 CSV=${BENCH_CSV:-}
@@ -88,7 +95,8 @@ done
 for p in $PROGS; do
 	case $p in
 	pigz | xz | zstd | sort) ;;
-	linreg | jacobi | wordcount | pipeline) [ -x "$RB/$p" ] || die "no $RB/$p (make bench-real)" ;;
+	linreg | jacobi | wordcount | pipeline | rounds | globals)
+		[ -x "$RB/$p" ] || die "no $RB/$p (make bench-real)" ;;
 	*) die "unknown program $p in BENCH_PROGS" ;;
 	esac
 done
@@ -152,8 +160,10 @@ run_one() {
 	jacobi) set -- "$RB/jacobi" "$n" 2048 110 ;;
 	wordcount) set -- "$RB/wordcount" "$n" 16 ;;
 	pipeline) set -- "$RB/pipeline" "$n" 6000 ;;
+	rounds) set -- "$RB/rounds" "$n" 2000 ;;
+	globals) set -- "$RB/globals" "$n" 30 ;;
 	esac
-	case $prog in linreg | jacobi | wordcount | pipeline) out=$tmp/out.$cfg.$r ;; esac
+	case $prog in linreg | jacobi | wordcount | pipeline | rounds | globals) out=$tmp/out.$cfg.$r ;; esac
 	m=$tmp/m
 	rm -f "$m" "$m.prog" "$tmp/data"
 	case $cfg in
