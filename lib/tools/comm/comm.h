@@ -32,6 +32,9 @@ enum comm_rec_type {
 #define COMM_F_TRAP  0x2 /* found by a watchpoint trap (else on a sample) */
 #define COMM_F_EXACT 0x4 /* trap: the trapping access was decoded; else the
 			  * watched 8 bytes stand for it */
+#define COMM_F_WRITER 0x8 /* trap in the publisher: it stored into the line the
+			   * observer had loaded from (whose next load misses);
+			   * else the trap or sample was the observer's */
 
 /* Thread tid (the observer) accessed the line of what pub_tid (the
  * publisher) had stored. */
