@@ -253,6 +253,8 @@ void counters_tick(struct agent_thread *t, uint64_t now, int final);
  * cost of the sample and its steps is added when the walk ends. */
 /* Once per process, after the tool is known (not in a handler). */
 int soft_init(void);
+/* New code may sit where old code was (a dlopen): forget the stall sites. */
+void soft_forget(void);
 void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0, uint64_t cpu0);
 void soft_on_step(struct agent_thread *t, ucontext_t *uc);
 int soft_stepping(void);

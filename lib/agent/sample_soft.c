@@ -189,6 +189,14 @@ int soft_init(void)
 	return 0;
 }
 
+void soft_forget(void)
+{
+	if (!soft_sites)
+		return;
+	for (size_t i = 0; i < (size_t)1 << SOFT_SITES_LOG2; i++)
+		atomic_store_explicit(&soft_sites[i], 0, memory_order_relaxed);
+}
+
 /* The stall site of ip, found once (decode_stall_site); 0 if none. */
 static uint64_t soft_site(uint64_t ip)
 {
