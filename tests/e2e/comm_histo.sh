@@ -11,10 +11,11 @@
 #     object, heap@comm_histo.c:N (blocks_new);
 #   - padded: no false-sharing finding on it.
 # A finding needs 10 events on the line (comm's evidence rule).  Measured
-# here, 0.5 s with watchpoints gives 150-250 events, and 1 s without
-# gives 25-40 (samples alone, which must meet on the line): a Poisson
-# count of mean 25 is below 10 with probability 1e-4, so 10 of 10 holds
-# with margin; padded runs give 0-1.
+# here with the other core busy (stress-ng), 0.5 s with watchpoints gave
+# 106-181 events and 1 s without 64-149 (samples alone, which must meet
+# on the line): a Poisson count of mean 64 is below 10 with odds under
+# 1e-15, so 10 of 10 holds with margin; padded runs give 0-1.  Before the
+# stall sites and the writer's watch, unpadded runs gave 0-2.
 set -u
 . "$(dirname "$0")/comm/lib.sh"
 comm_init comm_histo
@@ -35,7 +36,8 @@ for wp in 4 0; do
 		obj=$(comm_viewcols "u$wp.$i" objects object | grep -m1 -E "$obj_re") ||
 			fail "wp $wp run $i: unpadded, no object heap@comm_histo.c:N (blocks_new): $(head -n 4 "$tmp/u$wp.$i.objects.csv" | tr '\n' ' ')"
 		fs=$(comm_obj "u$wp.$i" objects "$obj" fs) || exit 1
-		finding "u$wp.$i" >/dev/null ||
+		ev=$(finding "u$wp.$i" | sed -n 's/.*, \([0-9]*\) events).*/\1/p' | head -n 1)
+		[ -n "$ev" ] ||
 			fail "wp $wp run $i: unpadded, no false-sharing finding on $obj (fs $fs): $("$CDT" report -i "$tmp/u$wp.$i.data" --view findings | head -n 8 | tr '\n' ' ')"
 		CDT_COMM_ARGS="--wp $wp" comm_run "p$wp.$i" comm_histo -t $secs -p
 		if f=$(finding "p$wp.$i"); then
@@ -43,7 +45,7 @@ for wp in 4 0; do
 		fi
 		slow=$(sed -n 's/.* rate=\([^ ]*\)\/s.*/\1/p' "$tmp/u$wp.$i.out")
 		fast=$(sed -n 's/.* rate=\([^ ]*\)\/s.*/\1/p' "$tmp/p$wp.$i.out")
-		echo "wp $wp run $i: unpadded fs $fs on $obj, padded none; steps/s unpadded $slow padded $fast"
+		echo "wp $wp run $i: unpadded fs $fs ($ev events) on $obj, padded none; steps/s unpadded $slow padded $fast"
 	done
 done
 exit 0
