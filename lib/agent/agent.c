@@ -547,6 +547,11 @@ __attribute__((constructor(101))) static void agent_init(void)
 		agent_error(-err, "agent: instruction decoder failed to initialize");
 		return;
 	}
+	err = soft_init();
+	if (err) {
+		agent_error(-err, "agent: no memory for the sample decoder's table");
+		return;
+	}
 	err = agent_states(tool->state_size);
 	if (!err && tool->init)
 		err = tool->init(agent_g.cfg.params);

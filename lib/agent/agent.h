@@ -154,6 +154,9 @@ struct agent_tool {
  * the sample hook too, flagged SAMPLE_F_NOMEM, with the interrupted IP:
  * for a tool to which time away from memory is an answer. */
 #define AGENT_TOOL_NOMEM 0x4
+/* Soft samples give the access the thread stalled on where it can be
+ * known (SAMPLE_F_BEHIND), else the next one (sample_soft.c). */
+#define AGENT_TOOL_STALLS 0x8
 enum agent_jump {
 	AGENT_JUMP_LONGJMP = 1, /* longjmp, siglongjmp, _longjmp, __longjmp_chk */
 	AGENT_JUMP_THROW,       /* _Unwind_RaiseException: a C++ exception */
@@ -248,6 +251,10 @@ void counters_tick(struct agent_thread *t, uint64_t now, int final);
 /* sample_soft.c, events.c */
 /* cpu0: the thread's CPU clock when a timed sample began, else 0; the
  * cost of the sample and its steps is added when the walk ends. */
+/* Once per process, after the tool is known (not in a handler). */
+int soft_init(void);
+/* New code may sit where old code was (a dlopen): forget the stall sites. */
+void soft_forget(void);
 void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0, uint64_t cpu0);
 void soft_on_step(struct agent_thread *t, ucontext_t *uc);
 int soft_stepping(void);

@@ -798,3 +798,171 @@ int decode_call_before(const void *code, size_t before, uint64_t ret, uint64_t *
 	}
 	return 0;
 }
+
+/* decode_stall_site's reach. */
+#define STALL_SCAN 48   /* instructions after ip searched for a branch back to ip */
+#define STALL_BACK 3    /* instructions a stalled access may lie before the dynamic ip */
+#define STALL_AHEAD 768 /* code bytes read after ip */
+#define STALL_BEHIND (PREV_WINDOW + STALL_BACK * X86_MAX_INSN)
+
+/* GPRs an executed instruction wrote (decode_reg bits). */
+static uint32_t gpr_written(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops)
+{
+	uint32_t w = 0;
+
+	for (unsigned i = 0; i < insn->operand_count; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			w |= gpr_bit(ops[i].reg.value);
+	return w;
+}
+
+/*
+ * 1 if the instruction is a data access (not an implicit stack one) whose
+ * address can still be computed after it executed and after instructions
+ * that wrote `later` did: its address registers are none of them, nor
+ * written by itself.  0 if it is not such an access.
+ */
+static int stall_candidate(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops,
+			   uint32_t later)
+{
+	const ZydisDecodedOperand *mem;
+	uint32_t uses = 0;
+
+	if (insn_excluded(insn) || !(mem = mem_pick(insn, ops)) || op_is_stack(mem) ||
+	    mem->mem.type == ZYDIS_MEMOP_TYPE_VSIB)
+		return 0;
+	if (mem->mem.base != ZYDIS_REGISTER_RIP && mem->mem.base != ZYDIS_REGISTER_EIP)
+		uses |= gpr_bit(mem->mem.base);
+	uses |= gpr_bit(mem->mem.index);
+	if (insn->mnemonic == ZYDIS_MNEMONIC_XLAT)
+		uses |= gpr_bit(ZYDIS_REGISTER_RAX);
+	return !(uses & (later | gpr_written(insn, ops))) && !mem_clobbered(insn, ops, mem);
+}
+
+/* Is this a branch to exactly `target` (a direct jump or jcc)? */
+static bool branch_to(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops,
+		      uint64_t ip, uint64_t target)
+{
+	ZyanU64 a;
+
+	return (insn->meta.category == ZYDIS_CATEGORY_COND_BR ||
+		insn->meta.category == ZYDIS_CATEGORY_UNCOND_BR) &&
+	       ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[0].imm.is_relative &&
+	       ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(insn, &ops[0], ip, &a)) && a == target;
+}
+
+/*
+ * ip heads a loop: a branch within STALL_SCAN instructions jumps back to
+ * it.  Then the instructions before ip were the loop's last ones: the
+ * site is the last access at most STALL_BACK instructions before that
+ * branch (or none: 0).  -1: ip heads no loop found that way.
+ */
+static int stall_loop(const uint8_t *code, size_t have, uint64_t ip, uint64_t *site)
+{
+	ZydisDecodedInstruction insn;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint16_t at[STALL_SCAN];
+	size_t off = 0;
+	unsigned n;
+
+	for (n = 0; n < STALL_SCAN; n++) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + off, have - off, &insn, ops)))
+			return -1;
+		at[n] = (uint16_t)off;
+		if (branch_to(&insn, ops, ip + off, ip))
+			break;
+		if (insn.meta.category == ZYDIS_CATEGORY_RET ||
+		    insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+		    insn.meta.category == ZYDIS_CATEGORY_INTERRUPT ||
+		    insn.meta.category == ZYDIS_CATEGORY_SYSCALL)
+			return -1; /* the straight line ends before any branch back */
+		off += insn.length;
+	}
+	if (n == STALL_SCAN)
+		return -1;
+	*site = 0;
+	/* Back from the branch (n): what the accesses after it wrote. */
+	for (uint32_t later = 0, k = 1; k <= STALL_BACK && k <= n; k++) {
+		size_t o = at[n - k];
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + o, have - o, &insn, ops)))
+			break;
+		if (insn_branches(&insn, ops))
+			break;
+		if (stall_candidate(&insn, ops, later)) {
+			*site = ip + o;
+			break;
+		}
+		if (mem_pick(&insn, ops) && !insn_excluded(&insn))
+			break; /* an access, but not one whose address is known */
+		later |= gpr_written(&insn, ops);
+	}
+	return 0;
+}
+
+/* The straight line before ip: the nearest access, back over at most
+ * STALL_BACK instructions that neither branch nor access memory. */
+static void stall_line(const uint8_t *code, size_t before, size_t after, uint64_t ip,
+		       uint64_t *site)
+{
+	ZydisDecodedInstruction insn;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint32_t later = 0;
+	size_t end = before; /* offset in code of the current instruction end */
+
+	*site = 0;
+	for (unsigned k = 0; k < STALL_BACK && end > 0; k++) {
+		size_t win = end < PREV_WINDOW ? end : PREV_WINDOW;
+		unsigned len = prev_len_vote(code + end - win, win, win + before + after - end);
+
+		if (!len || !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + end - len, len, &insn,
+								  ops)) || insn.length != len)
+			return;
+		end -= len;
+		if (insn_branches(&insn, ops))
+			return; /* ip follows a call, or the line was entered by a jump */
+		if (stall_candidate(&insn, ops, later)) {
+			*site = ip - (before - end);
+			return;
+		}
+		if (mem_pick(&insn, ops) && !insn_excluded(&insn))
+			return;
+		later |= gpr_written(&insn, ops);
+	}
+}
+
+int decode_stall_site(const struct decode_code *code, uint64_t ip, uint64_t *site)
+{
+	uint8_t buf[STALL_BEHIND + STALL_AHEAD];
+	size_t before = STALL_BEHIND, have;
+
+	if (!atomic_load_explicit(&dec_ready, memory_order_acquire) || !code || !code->read ||
+	    !site)
+		return -1;
+	if (ip < before)
+		before = (size_t)ip;
+	have = code->read(ip - before, buf, before + STALL_AHEAD, code->arg);
+	if (have <= before) { /* the page before ip may be unmapped */
+		before = (size_t)(ip & 4095u) < before ? (size_t)(ip & 4095u) : before;
+		have = code->read(ip - before, buf, before + STALL_AHEAD, code->arg);
+		if (have <= before)
+			return -1;
+	}
+	if (stall_loop(buf + before, have - before, ip, site) == 0)
+		return 0;
+	stall_line(buf, before, have - before, ip, site);
+	return 0;
+}
+
+int decode_access_done(const void *code, size_t avail, uint64_t ip,
+		       const struct decode_regs *regs, struct insn_access *out)
+{
+	ZydisDecodedInstruction insn;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+
+	if (!atomic_load_explicit(&dec_ready, memory_order_acquire) || !code || !regs || !out ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code, avail, &insn, ops)))
+		return -1;
+	return access_fill(&insn, ops, ip, regs, true, out);
+}

@@ -122,6 +122,7 @@ AGENT_API void *dlopen(const char *file, int mode)
 	if (h && agent_g.active) {
 		mmaps_record();
 		functab_update();
+		soft_forget();
 	}
 	return h;
 }

@@ -21,14 +21,36 @@
  * exact address, with no trap.  Stepping is left for what the walk cannot
  * compute (a register loaded from memory, an operation it does not compute, a
  * system call).
+ *
+ * A tool that wants where the time went (AGENT_TOOL_STALLS: comm, whose
+ * contended lines are the slow ones) gets, where it can be known, the
+ * access the sample stalled on instead: the one just before the IP, or
+ * across the loop's back-edge when the IP heads a loop
+ * (decode_stall_site).  Samples then fall on accesses in proportion to
+ * the time they take, as the skid makes them.  Finding the site costs up
+ * to a few hundred decodes, so it is kept per IP in a table shared by the
+ * process's threads (soft_sites); a sample whose IP is in it decodes one
+ * instruction.
  */
+#include <errno.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "lib/agent/agent.h"
 
 #define SOFT_WALK 32 /* instructions walked ahead before stepping */
+#define SOFT_SITES_LOG2 12
+
+/*
+ * Stall sites by sample IP, direct-mapped: (ip << 16) | (site - ip) as a
+ * 16-bit offset, 0 for none.  One word an entry, so threads race on an
+ * entry without tearing it: the worst is a site found twice.  User IPs
+ * are below 2^47, so the IP is the key in full.
+ */
+static _Atomic uint64_t *soft_sites;
 
 static __thread int soft_steps_left __attribute__((tls_model("initial-exec")));
 static __thread uint64_t soft_t0 __attribute__((tls_model("initial-exec")));
@@ -42,8 +64,9 @@ int soft_stepping(void)
 	return soft_steps_left > 0;
 }
 
+/* how: SAMPLE_F_STEP (stepped to), SAMPLE_F_BEHIND (the stall site) or 0. */
 static void soft_emit(struct agent_thread *t, const struct insn_access *acc,
-		      uint64_t time, int stepped)
+		      uint64_t time, unsigned how)
 {
 	struct rec_sample s = { 0 };
 
@@ -60,8 +83,9 @@ static void soft_emit(struct agent_thread *t, const struct insn_access *acc,
 	s.source = SRC_SOFT;
 	s.flags = (uint8_t)((acc->flags & ACC_F_ADDR ? SAMPLE_F_ADDR : 0) |
 			    (acc->flags & ACC_F_STACK ? SAMPLE_F_STACK : 0) |
-			    (stepped ? SAMPLE_F_STEP : 0) |
-			    (stepped || acc->ip != soft_ip0 ? SAMPLE_F_AHEAD : 0));
+			    how |
+			    (!(how & SAMPLE_F_BEHIND) && ((how & SAMPLE_F_STEP) || acc->ip != soft_ip0) ?
+				     SAMPLE_F_AHEAD : 0));
 	t->st.mem_samples++;
 	if (acc->flags & ACC_F_ADDR)
 		objects_on_sample(acc->addr);
@@ -130,7 +154,7 @@ static int soft_try(struct agent_thread *t, ucontext_t *uc, uint64_t time, int s
 	decode_regs_from_ucontext(&regs, uc, t->fs_base, 0);
 	r = decode_next_access(&code, &regs, SOFT_WALK, &acc);
 	if (r == 1)
-		soft_emit(t, &acc, time, stepped);
+		soft_emit(t, &acc, time, stepped ? SAMPLE_F_STEP : 0);
 	return r == 0 && !soft_may_step(uc, &acc) ? SOFT_KERNEL : r;
 }
 
@@ -151,6 +175,67 @@ static void soft_stop_stepping(struct agent_thread *t, ucontext_t *uc)
 	soft_walk_end(t);
 }
 
+int soft_init(void)
+{
+	void *p;
+
+	if (!(agent_g.tool->flags & AGENT_TOOL_STALLS) || soft_sites)
+		return 0;
+	p = mmap(NULL, sizeof(*soft_sites) << SOFT_SITES_LOG2, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	soft_sites = p;
+	return 0;
+}
+
+void soft_forget(void)
+{
+	if (!soft_sites)
+		return;
+	for (size_t i = 0; i < (size_t)1 << SOFT_SITES_LOG2; i++)
+		atomic_store_explicit(&soft_sites[i], 0, memory_order_relaxed);
+}
+
+/* The stall site of ip, found once (decode_stall_site); 0 if none. */
+static uint64_t soft_site(uint64_t ip)
+{
+	_Atomic uint64_t *slot = &soft_sites[(ip * 0x9e3779b97f4a7c15ull) >> (64 - SOFT_SITES_LOG2)];
+	uint64_t e = atomic_load_explicit(slot, memory_order_relaxed), site;
+	struct decode_code code = { soft_read, &ip };
+	int64_t off;
+
+	if (e >> 16 == ip)
+		return (e & 0xffff) ? ip + (uint64_t)(int64_t)(int16_t)(e & 0xffff) : 0;
+	if (decode_stall_site(&code, ip, &site) < 0)
+		return 0; /* not kept: unreadable code is not worth a slot */
+	off = site ? (int64_t)(site - ip) : 0;
+	if (off < INT16_MIN || off > INT16_MAX)
+		site = 0, off = 0;
+	atomic_store_explicit(slot, ip << 16 | (uint16_t)off, memory_order_relaxed);
+	return site;
+}
+
+/* The access the sample stalled on, emitted: 1; 0 if there is none. */
+static int soft_stalled(struct agent_thread *t, ucontext_t *uc, uint64_t time)
+{
+	uint64_t ip = soft_ip0, page = (uint64_t)getpagesize(), site;
+	struct decode_regs regs;
+	struct insn_access acc;
+	uint8_t code[15];
+	size_t n;
+
+	if (!soft_sites || ip >= 1ull << 47 || !(site = soft_site(ip)))
+		return 0;
+	n = agent_read_code(site, code, sizeof(code), (site & ~(page - 1)) == (ip & ~(page - 1)));
+	decode_regs_from_ucontext(&regs, uc, t->fs_base, 0);
+	if (decode_access_done(code, n, site, &regs, &acc) != 1 || !(acc.flags & ACC_F_ADDR) ||
+	    (acc.flags & ACC_F_STACK) || (site < ip && site + acc.len > ip))
+		return 0; /* code replaced since the site was found */
+	soft_emit(t, &acc, time, SAMPLE_F_BEHIND);
+	return 1;
+}
+
 void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0, uint64_t cpu0)
 {
 	int r;
@@ -161,7 +246,7 @@ void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0, uint64_
 		soft_stop_stepping(t, uc);
 	soft_cpu0 = cpu0;
 	soft_ip0 = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-	r = soft_try(t, uc, t0, 0);
+	r = soft_stalled(t, uc, t0) ? 1 : soft_try(t, uc, t0, 0);
 	if (r == 0 && agent_g.cfg.max_steps) {
 		/* Not a memory access: step to the next instruction. */
 		soft_steps_left = (int)agent_g.cfg.max_steps;

@@ -98,6 +98,8 @@ enum sample_source {
 			      * (sent only to a tool with AGENT_TOOL_NOMEM; no ADDR) */
 #define SAMPLE_F_AHEAD  0x10 /* soft: the access is past the interrupted instruction
 			      * (walked or stepped to), not that instruction's own */
+#define SAMPLE_F_BEHIND 0x20 /* soft: the access the thread stalled on, just before
+			      * the interrupted IP (AGENT_TOOL_STALLS) */
 
 struct rec_sample {
 	struct rec_hdr h;

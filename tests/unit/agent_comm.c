@@ -142,27 +142,28 @@ static void test_arm(void **state)
 	struct comm_tstate t1 = { 0 }, t2 = { .rng = 42 };
 	struct bb_pub out, peer;
 	unsigned todo, armed = 0;
+	int reads;
 
 	(void)state;
 	/* Nothing published yet: nothing to arm. */
 	sample(b, &t2, acc(2, 5, 0x90000, 8, MEM_LOAD), &peer, &todo);
-	assert_int_equal(comm_arm_pick(b, &t2, 2, &out), COMM_WP_KEEP);
+	assert_int_equal(comm_arm_pick(b, NULL, &t2, 2, &out, &reads), COMM_WP_KEEP);
 	/* Its own publications are not watched. */
 	sample(b, &t2, acc(2, 8, 0xa0000, 8, MEM_STORE), &peer, &todo);
-	assert_int_equal(comm_arm_pick(b, &t2, 2, &out), COMM_WP_KEEP);
+	assert_int_equal(comm_arm_pick(b, NULL, &t2, 2, &out, &reads), COMM_WP_KEEP);
 
 	sample(b, &t1, acc(1, 10, LINE, 8, MEM_STORE), &peer, &todo);
 	sample(b, &t2, acc(2, 12, 0x90000, 8, MEM_LOAD), &peer, &todo);
-	assert_int_equal(comm_arm_pick(b, &t2, 2, &out), COMM_WP_ARM);
+	assert_int_equal(comm_arm_pick(b, NULL, &t2, 2, &out, &reads), COMM_WP_ARM);
 	assert_int_equal(out.line, LINE);
-	comm_armed(&t2, &out, 12);
+	comm_armed(&t2, &out, 12, 0);
 	assert_int_equal(t2.wp_every, 1);
 	/* A trap before the next sample is valid, and resets the backoff. */
 	assert_int_equal(comm_trapped(&t2), 1);
 	assert_int_equal(t2.t_prev, 10);
 	assert_int_equal(t2.arm_backoff, 0);
 	/* A trap after the next sample counts nothing. */
-	comm_armed(&t2, &out, 12);
+	comm_armed(&t2, &out, 12, 0);
 	sample(b, &t2, acc(2, 13, 0x90000, 8, MEM_LOAD), &peer, &todo);
 	assert_int_equal(comm_trapped(&t2), 0);
 
@@ -171,14 +172,60 @@ static void test_arm(void **state)
 	for (uint64_t now = 100; now < 100 + 1 + 2 + 4 + 8 + 16 + 16; now++) {
 		sample(b, &t1, acc(1, now, LINE, 8, MEM_STORE), &peer, &todo);
 		sample(b, &t2, acc(2, now, 0x90000, 8, MEM_LOAD), &peer, &todo);
-		if (comm_arm_pick(b, &t2, 2, &out) == COMM_WP_ARM) {
-			comm_armed(&t2, &out, now);
+		if (comm_arm_pick(b, NULL, &t2, 2, &out, &reads) == COMM_WP_ARM) {
+			comm_armed(&t2, &out, now, 0);
 			armed++;
 			assert_int_equal(t2.wp_every, armed <= 5 ? 1u << (armed - 1) : 16);
 		}
 	}
 	assert_int_equal(armed, 6);
 	free(b);
+}
+
+/* Loads go to the readers' board only, never displacing a store; half
+ * the armings, by coin, watch a line another thread loaded, for stores,
+ * and a trap there is not the watcher's own observation (t_prev stays). */
+static void test_readers(void **state)
+{
+	struct bb *b = board(127), *rb = board(127);
+	struct comm_tstate t1 = { 0 }, t2 = { .rng = 7 };
+	struct comm_access st = acc(1, 10, LINE, 4, MEM_STORE), ld = acc(2, 20, LINE + 48, 8, MEM_LOAD);
+	struct bb_pub out, peer;
+	unsigned todo, on_reads = 0, on_stores = 0;
+	int reads;
+
+	(void)state;
+	sample(b, &t1, st, &peer, &todo);
+	comm_on_load(rb, &ld);
+	assert_int_equal(bb_get(b, LINE, &out), 1);
+	assert_int_equal(out.tid, 1); /* the load did not take the store's place */
+	assert_int_equal(bb_get(rb, LINE, &out), 1);
+	assert_int_equal(out.tid, 2);
+	assert_int_equal(out.kind, MEM_LOAD);
+	for (int i = 0; i < 200; i++) {
+		struct comm_tstate w = { .rng = (uint64_t)i + 1, .prev_sample = 5 };
+
+		if (comm_arm_pick(b, rb, &w, 3, &out, &reads) != COMM_WP_ARM)
+			continue;
+		if (reads) {
+			assert_int_equal(out.tid, 2);
+			on_reads++;
+		} else {
+			assert_int_equal(out.tid, 1);
+			on_stores++;
+		}
+	}
+	/* A fair coin: 200 draws within 5 sigma (7) of 100. */
+	assert_true(on_reads + on_stores == 200);
+	assert_true(on_reads > 65 && on_reads < 135);
+	/* The writer's trap on the reader's line leaves its t_prev alone. */
+	t2.last_sample = 30;
+	comm_armed(&t2, &out, 30, 1);
+	t2.wp_pub.time = 20;
+	assert_int_equal(comm_trapped(&t2), 1);
+	assert_int_equal(t2.t_prev, 0);
+	free(b);
+	free(rb);
 }
 
 /* Arming scans a bounded run of slots from its start, wrapping round. */
@@ -247,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_publish_expiry),
 		cmocka_unit_test(test_slot_collision),
 		cmocka_unit_test(test_arm),
+		cmocka_unit_test(test_readers),
 		cmocka_unit_test(test_pick_bound),
 		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_seqlock),

@@ -646,6 +646,61 @@ static void test_regs_from_ucontext(void **state)
 	assert_int_equal(r.gs_base, GS_BASE);
 }
 
+static uint64_t stall(const uint8_t *b, size_t n, size_t ip_off)
+{
+	struct buf_code c = { b, n };
+	struct decode_code code = { buf_read, &c };
+	uint64_t site = 1;
+
+	assert_int_equal(decode_stall_site(&code, RIP + ip_off, &site), 0);
+	return site;
+}
+
+/* decode_stall_site: the access a timer sample at ip stalled on. */
+static void test_stall_site(void **state)
+{
+	/* head: mov rax,[rdi] ; lock add qword [rax+rdx*8],1 ; sub ecx,1 ; jne head */
+	static const uint8_t loop[] = { 0x48, 0x8b, 0x07, 0xf0, 0x48, 0x83, 0x04, 0xd0, 0x01,
+					0x83, 0xe9, 0x01, 0x75, 0xf2 };
+	/* head: lock add qword [rax],1 ; add ecx,1 (x3) ; jne head: too far back */
+	static const uint8_t far[] = { 0xf0, 0x48, 0x83, 0x00, 0x01, 0x83, 0xc1, 0x01, 0x83,
+				       0xc1, 0x01, 0x83, 0xc1, 0x01, 0x75, 0xf0 };
+	/* The straight line: after 16 nops (the vote needs some history).
+	 * mov rax,[rbx] ; add ecx,1 ; | ret */
+#define NOPS16 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, \
+	       0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90
+	static const uint8_t line[] = { NOPS16, 0x48, 0x8b, 0x03, 0x83, 0xc1, 0x01, 0xc3 };
+	/* mov rax,[rax] ; | ret : the load overwrote its own address */
+	static const uint8_t own[] = { NOPS16, 0x48, 0x8b, 0x00, 0xc3 };
+	/* mov rdx,[rbx] ; add rbx,8 ; | ret : its address changed since */
+	static const uint8_t moved[] = { NOPS16, 0x48, 0x8b, 0x13, 0x48, 0x83, 0xc3, 0x08, 0xc3 };
+	/* call .+5 ; | ret : ip follows a call */
+	static const uint8_t call[] = { NOPS16, 0xe8, 0x00, 0x00, 0x00, 0x00, 0xc3 };
+	/* push rax ; | ret : stack operands are never sites */
+	static const uint8_t push[] = { NOPS16, 0x50, 0xc3 };
+#undef NOPS16
+	struct decode_regs r = regs_std();
+	struct insn_access a;
+
+	(void)state;
+	/* At the loop's head the last iteration ran before: the lock add. */
+	assert_int_equal(stall(loop, sizeof(loop), 0), RIP + 3);
+	/* Inside the body, the straight line before. */
+	assert_int_equal(stall(loop, sizeof(loop), 9), RIP + 3);
+	assert_int_equal(stall(far, sizeof(far), 0), 0);
+	assert_int_equal(stall(line, sizeof(line), 16 + 6), RIP + 16);
+	assert_int_equal(stall(own, sizeof(own), 16 + 3), 0);
+	assert_int_equal(stall(moved, sizeof(moved), 16 + 7), 0);
+	assert_int_equal(stall(call, sizeof(call), 16 + 5), 0);
+	assert_int_equal(stall(push, sizeof(push), 16 + 1), 0);
+	/* The site's address from the registers after it ran. */
+	assert_int_equal(decode_access_done(loop + 3, sizeof(loop) - 3, RIP + 3, &r, &a), 1);
+	assert_true(a.flags & ACC_F_ADDR);
+	assert_int_equal(a.addr, r.gpr[DR_RAX] + 8 * r.gpr[DR_RDX]);
+	assert_int_equal(a.kind, MEM_RMW);
+	assert_int_equal(a.size, 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -668,6 +723,7 @@ int main(void)
 		cmocka_unit_test(test_prev_nomem),
 		cmocka_unit_test(test_prev_ambiguous),
 		cmocka_unit_test(test_regs_from_ucontext),
+		cmocka_unit_test(test_stall_site),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,7 @@
 #include "lib/tools/comm/agent_bb.h"
 #include "lib/tools/comm/comm.h"
 
-static struct bb *comm_bb;
+static struct bb *comm_bb, *comm_rb; /* stores; loads (agent_bb.c) */
 static unsigned comm_nwp; /* debug registers used per thread */
 
 static int comm_init(const void *params)
@@ -29,14 +29,16 @@ static int comm_init(const void *params)
 		comm_nwp = WPT_SLOTS;
 	/* In a fork child the parent's board describes the parent's threads:
 	 * start afresh (the parent's mapping stays the parent's). */
-	p = mmap(NULL, bb_bytes((uint32_t)n), PROT_READ | PROT_WRITE,
+	p = mmap(NULL, 2 * bb_bytes((uint32_t)n), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	if (comm_bb)
-		munmap(comm_bb, bb_bytes(comm_bb->nslots));
+		munmap(comm_bb, 2 * bb_bytes(comm_bb->nslots));
 	bb_init(p, n);
 	comm_bb = p;
+	comm_rb = (struct bb *)((char *)p + bb_bytes((uint32_t)n));
+	bb_init(comm_rb, n);
 	return 0;
 }
 
@@ -79,21 +81,23 @@ static void comm_arm(struct agent_thread *t, uint64_t now)
 	struct comm_tstate *ts = t->state;
 	unsigned chunk[WPT_SLOTS];
 	struct bb_pub pub;
-	int err = 0;
+	int err = 0, reads = 0;
 
-	if (comm_arm_pick(comm_bb, ts, (uint32_t)t->tid, &pub) != COMM_WP_ARM)
+	if (comm_arm_pick(comm_bb, comm_rb, ts, (uint32_t)t->tid, &pub, &reads) != COMM_WP_ARM)
 		return;
-	/* Still the same line: keep the registers, spare the ioctls. */
-	if (!(ts->wp_time && pub.line == ts->wp_pub.line && t->wp.slot[0].armed)) {
+	/* Still the same line and kind: keep the registers, spare the ioctls. */
+	if (!(ts->wp_time && pub.line == ts->wp_pub.line && (uint32_t)reads == ts->wp_reads &&
+	      t->wp.slot[0].armed)) {
 		comm_chunks(&ts->rng, comm_nwp, chunk);
 		for (unsigned i = 0; i < comm_nwp && !err; i++)
-			err = wpt_arm(&t->wp, (int)i, pub.line + 8u * chunk[i], 8, WPT_RW, pub.tid);
+			err = wpt_arm(&t->wp, (int)i, pub.line + 8u * chunk[i], 8,
+				      reads ? WPT_W : WPT_RW, pub.tid);
 		if (err) {
 			comm_disarm(t);
 			return;
 		}
 	}
-	comm_armed(ts, &pub, now);
+	comm_armed(ts, &pub, now, reads);
 }
 
 static void comm_sample(struct agent_thread *t, struct rec_sample *s)
@@ -108,6 +112,8 @@ static void comm_sample(struct agent_thread *t, struct rec_sample *s)
 	if (!comm_bb || !(s->flags & SAMPLE_F_ADDR) || (s->flags & SAMPLE_F_STACK))
 		return;
 	out = comm_on_sample(comm_bb, ts, &a, &peer, &todo);
+	if (a.kind == MEM_LOAD)
+		comm_on_load(comm_rb, &a);
 	if (out != COMM_QUIET)
 		comm_emit(t, &a, &peer, out, 0, 1);
 	if ((todo & COMM_DO_ARM) && comm_nwp)
@@ -140,12 +146,28 @@ static void comm_trap(struct agent_thread *t, struct rec_trap *tr, ucontext_t *u
 		a.addr = tr->wp_addr & ~(uint64_t)7;
 		a.size = 8;
 	}
-	comm_emit(t, &a, &ts->wp_pub, comm_classify(a.addr, a.size, &ts->wp_pub), flags,
-		  ts->wp_every);
+	if (ts->wp_reads) {
+		/* This thread wrote what the reader had loaded: the reader is
+		 * the observer, this store the publication. */
+		const struct bb_pub *r = &ts->wp_pub;
+		struct comm_access obs = { .addr = r->addr, .time = r->time, .ip = r->ip,
+					   .tid = r->tid, .cpu = r->cpu, .size = r->size,
+					   .kind = r->kind };
+		struct bb_pub wr = { .line = bb_line_of(a.addr), .addr = a.addr, .time = a.time,
+				     .ip = a.ip, .tid = a.tid, .cpu = a.cpu, .size = a.size,
+				     .kind = a.kind };
+
+		comm_emit(t, &obs, &wr, comm_classify(r->addr, r->size, &wr),
+			  flags | COMM_F_WRITER, ts->wp_every);
+	} else {
+		comm_emit(t, &a, &ts->wp_pub, comm_classify(a.addr, a.size, &ts->wp_pub), flags,
+			  ts->wp_every);
+	}
 	comm_disarm(t);
 }
 
 const struct agent_tool comm_agent = {
+	.flags = AGENT_TOOL_STALLS,
 	.state_size = sizeof(struct comm_tstate),
 	.init = comm_init,
 	.thread_start = comm_thread_start,

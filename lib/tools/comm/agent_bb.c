@@ -36,6 +36,21 @@
  *    disarmed at the thread's next sample: left enabled, the kernel would
  *    reload them at every context switch of the thread, and a trap on one
  *    would count nothing (comm_trapped).
+ *  - Watching the writer too.  Detection needs a store of the writer's
+ *    sampled on the line, and a store does not hold a thread up: a
+ *    writer whose rare stores to a line cost its reader a miss at every
+ *    read (a histogram's counters beside the next thread's header) is
+ *    sampled there almost never, while the reader's samples, which fall
+ *    where it stalls, sit on that line.  So loads are published too, on
+ *    a readers' board of their own (a load must never displace a store
+ *    from the board that detection reads), and at one arming in two,
+ *    chosen by coin, a thread watches a fresh line of the readers' board
+ *    for stores instead.  Its trap is the transfer seen from the
+ *    writer's side: it stored into a line the reader had loaded from,
+ *    which the reader's next load must fetch again (COMM_F_WRITER; the
+ *    record's observer is the reader).  The coin keeps the estimate
+ *    unbiased: each kind of arming stands for the transfers at half the
+ *    armings.
  */
 #include <errno.h>
 
@@ -166,20 +181,37 @@ enum comm_outcome comm_on_sample(struct bb *b, struct comm_tstate *ts,
 	return out;
 }
 
-enum comm_wp comm_arm_pick(const struct bb *b, struct comm_tstate *ts, uint32_t self,
-			   struct bb_pub *out)
+void comm_on_load(struct bb *rb, const struct comm_access *a)
 {
+	struct bb_pub mine = { .line = bb_line_of(a->addr), .addr = a->addr, .time = a->time,
+			       .ip = a->ip, .tid = a->tid, .cpu = a->cpu, .size = a->size,
+			       .kind = a->kind };
+
+	(void)bb_put(rb, &mine); /* a writer holds the slot: the next load will do */
+}
+
+enum comm_wp comm_arm_pick(const struct bb *b, const struct bb *rb, struct comm_tstate *ts,
+			   uint32_t self, struct bb_pub *out, int *reads)
+{
+	uint64_t r;
+
 	if (ts->arm_wait) {
 		ts->arm_wait--;
 		return COMM_WP_KEEP;
 	}
-	if (bb_pick(b, (uint32_t)(comm_rand(&ts->rng) % b->nslots), self, ts->prev_sample, out))
+	r = comm_rand(&ts->rng);
+	/* xorshift's high bits are poor for a while after a small seed. */
+	*reads = rb && ((r * 0x9e3779b97f4a7c15ull) >> 63);
+	if (*reads)
+		b = rb;
+	if (bb_pick(b, (uint32_t)(r % b->nslots), self, ts->prev_sample, out))
 		return COMM_WP_ARM;
 	return COMM_WP_KEEP;
 }
 
-void comm_armed(struct comm_tstate *ts, const struct bb_pub *pub, uint64_t now)
+void comm_armed(struct comm_tstate *ts, const struct bb_pub *pub, uint64_t now, int reads)
 {
+	ts->wp_reads = (uint32_t)reads;
 	ts->wp_pub = *pub;
 	ts->wp_time = now;
 	ts->wp_every = 1u << ts->arm_backoff;
@@ -198,8 +230,9 @@ int comm_trapped(struct comm_tstate *ts)
 	/* Watching pays off here: arm at every sample again. */
 	ts->arm_backoff = 0;
 	ts->arm_wait = 0;
-	/* One transfer: the samples that follow must not count it again. */
-	if (ts->wp_pub.time > ts->t_prev)
+	/* One transfer: the samples that follow must not count it again.
+	 * (A writer's trap is not this thread's observation.) */
+	if (!ts->wp_reads && ts->wp_pub.time > ts->t_prev)
 		ts->t_prev = ts->wp_pub.time;
 	return 1;
 }

@@ -76,6 +76,7 @@ struct comm_tstate {
 	uint32_t wp_every;    /* arming interval (samples) when they were armed */
 	uint32_t arm_wait;    /* samples to let pass before arming again */
 	uint32_t arm_backoff; /* log2 of the next arming interval */
+	uint32_t wp_reads;    /* the watch is on a line another thread loaded from */
 	uint64_t rng;         /* xorshift state, for slots and chunks */
 };
 
@@ -112,12 +113,16 @@ enum comm_wp {
 
 #define COMM_ARM_BACKOFF_MAX 4 /* arm at least every 16th sample */
 
+/* A load of the thread, on the readers' board (see agent_bb.c). */
+void comm_on_load(struct bb *rb, const struct comm_access *a);
+
 /* TryArmWatchpoint's choice for thread `self` at a sample (after
- * comm_on_sample).  On COMM_WP_ARM the caller arms and then calls
- * comm_armed(). */
-enum comm_wp comm_arm_pick(const struct bb *b, struct comm_tstate *ts, uint32_t self,
-			   struct bb_pub *out);
-void comm_armed(struct comm_tstate *ts, const struct bb_pub *pub, uint64_t now);
+ * comm_on_sample): a fresh store of the board b, or, one time in two, a
+ * fresh load of the readers' board rb (*reads = 1: watch for stores).  On
+ * COMM_WP_ARM the caller arms and then calls comm_armed(). */
+enum comm_wp comm_arm_pick(const struct bb *b, const struct bb *rb, struct comm_tstate *ts,
+			   uint32_t self, struct bb_pub *out, int *reads);
+void comm_armed(struct comm_tstate *ts, const struct bb_pub *pub, uint64_t now, int reads);
 /* A trap: 1 if the watchpoints were armed at the thread's latest sample
  * (still valid), 0 if they are old and the trap counts nothing.  Either
  * way the caller disarms. */

@@ -37,6 +37,9 @@ enum comm_rec_type {
  * on from the publisher's block to another (objmap_recycled), so the two
  * share no data.  A reader older than it counts such a record as TS/FS. */
 #define COMM_F_RECYCLED 0x8
+#define COMM_F_WRITER 0x10 /* trap in the publisher: it stored into the line the
+			    * observer had loaded from (whose next load misses);
+			    * else the trap or sample was the observer's */
 
 /* Thread tid (the observer) accessed the line of what pub_tid (the
  * publisher) had stored. */

@@ -690,6 +690,7 @@ static int comm_acc_add(struct comm_acc *acc, const struct profile *p, const str
 	m->events++;
 	m->by_trap += !!(c->flags & COMM_F_TRAP);
 	m->by_sample += !(c->flags & COMM_F_TRAP);
+	m->by_writer += (c->flags & (COMM_F_TRAP | COMM_F_WRITER)) == (COMM_F_TRAP | COMM_F_WRITER);
 	m->exact_traps += (c->flags & (COMM_F_TRAP | COMM_F_EXACT)) == (COMM_F_TRAP | COMM_F_EXACT);
 	m->total[CM_ALL] += w;
 	m->total[kind] += w;

@@ -81,6 +81,7 @@ struct comm_model {
 	double *m[CL_NLEVEL][CM_NKIND]; /* n*n, symmetric, row-major */
 	double total[CM_NKIND];
 	uint64_t events, by_trap, by_sample, exact_traps;
+	uint64_t by_writer; /* traps of by_trap in the writer (COMM_F_WRITER) */
 	struct comm_line *lines; /* by w[CM_ALL], largest first */
 	size_t nlines;
 	struct comm_object *objs; /* likewise */

@@ -49,6 +49,7 @@ static int view_summary(const struct profile *p, const struct view_opts *o, stru
 		      KV("detections", "%" PRIu64, m->events) ||
 		      KV("detections_on_samples", "%" PRIu64, m->by_sample) ||
 		      KV("detections_on_traps", "%" PRIu64, m->by_trap) ||
+		      KV("traps_at_writer", "%" PRIu64, m->by_writer) ||
 		      KV("traps_decoded", "%" PRIu64, m->exact_traps) ||
 		      KV("all_total", "%.6g", m->total[CM_ALL]) ||
 		      KV("ts_total", "%.6g", m->total[CM_TS]) ||
