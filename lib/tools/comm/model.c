@@ -485,7 +485,11 @@ int comm_mark_recycled(struct profile *p)
 		if (c->h.type != REC_COMM || c->h.size < sizeof(*c))
 			continue;
 		c->flags &= ~(uint32_t)COMM_F_RECYCLED;
-		if (objmap_recycled(om, c->pid, c->pub_addr, c->pub_time, c->addr, c->time))
+		/* The earlier access first: a writer's trap (COMM_F_WRITER)
+		 * comes after the reader's load it is recorded with. */
+		if (c->pub_time <= c->time ?
+			    objmap_recycled(om, c->pid, c->pub_addr, c->pub_time, c->addr, c->time) :
+			    objmap_recycled(om, c->pid, c->addr, c->time, c->pub_addr, c->pub_time))
 			c->flags |= COMM_F_RECYCLED;
 	}
 	objmap_free(om);
