@@ -901,10 +901,18 @@ static int stall_loop(const uint8_t *code, size_t have, uint64_t ip, uint64_t *s
 	return 0;
 }
 
+/* What stall_line found before ip. */
+enum stall_line {
+	LINE_UNKNOWN = -1, /* no telling: no vote, a call or jcc, an access with no address */
+	LINE_NONE = 0,     /* no access within reach: STALL_BACK plain instructions */
+	LINE_FOUND = 1,    /* *site */
+	LINE_NOFALL = 2,   /* the instruction before ip does not fall through to it */
+};
+
 /* The straight line before ip: the nearest access, back over at most
  * STALL_BACK instructions that neither branch nor access memory. */
-static void stall_line(const uint8_t *code, size_t before, size_t after, uint64_t ip,
-		       uint64_t *site)
+static enum stall_line stall_line(const uint8_t *code, size_t before, size_t after, uint64_t ip,
+				  uint64_t *site)
 {
 	ZydisDecodedInstruction insn;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -912,30 +920,36 @@ static void stall_line(const uint8_t *code, size_t before, size_t after, uint64_
 	size_t end = before; /* offset in code of the current instruction end */
 
 	*site = 0;
-	for (unsigned k = 0; k < STALL_BACK && end > 0; k++) {
+	for (unsigned k = 0; k < STALL_BACK; k++) {
 		size_t win = end < PREV_WINDOW ? end : PREV_WINDOW;
-		unsigned len = prev_len_vote(code + end - win, win, win + before + after - end);
+		unsigned len = win ? prev_len_vote(code + end - win, win, win + before + after - end) : 0;
 
 		if (!len || !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + end - len, len, &insn,
 								  ops)) || insn.length != len)
-			return;
+			return LINE_UNKNOWN;
 		end -= len;
+		if (!k && (insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+			   insn.meta.category == ZYDIS_CATEGORY_RET))
+			return LINE_NOFALL;
 		if (insn_branches(&insn, ops))
-			return; /* ip follows a call, or the line was entered by a jump */
+			return LINE_UNKNOWN; /* ip follows a call, or the line was entered by a jump */
 		if (stall_candidate(&insn, ops, later)) {
 			*site = ip - (before - end);
-			return;
+			return LINE_FOUND;
 		}
 		if (mem_pick(&insn, ops) && !insn_excluded(&insn))
-			return;
+			return LINE_UNKNOWN;
 		later |= gpr_written(&insn, ops);
 	}
+	return LINE_NONE;
 }
 
 int decode_stall_site(const struct decode_code *code, uint64_t ip, uint64_t *site)
 {
 	uint8_t buf[STALL_BEHIND + STALL_AHEAD];
 	size_t before = STALL_BEHIND, have;
+	enum stall_line line;
+	uint64_t fall;
 
 	if (!atomic_load_explicit(&dec_ready, memory_order_acquire) || !code || !code->read ||
 	    !site)
@@ -949,9 +963,11 @@ int decode_stall_site(const struct decode_code *code, uint64_t ip, uint64_t *sit
 		if (have <= before)
 			return -1;
 	}
-	if (stall_loop(buf + before, have - before, ip, site) == 0)
-		return 0;
-	stall_line(buf, before, have - before, ip, site);
+	line = stall_line(buf, before, have - before, ip, &fall);
+	if (stall_loop(buf + before, have - before, ip, site) < 0)
+		*site = line == LINE_FOUND ? fall : 0;
+	else if (line != LINE_NOFALL && line != LINE_NONE)
+		*site = 0; /* the head is also reached by falling through, past an access */
 	return 0;
 }
 

@@ -137,7 +137,9 @@ int decode_call_before(const void *code, size_t before, uint64_t ret, uint64_t *
  * instruction is the access to blame:
  *  - if a direct branch within the next 48 instructions jumps back to
  *    ip, ip heads a loop and was reached from that branch: the site is
- *    the last access at most 3 instructions before the branch;
+ *    the last access at most 3 instructions before the branch, unless ip
+ *    is also reached by falling through past an access (or a branch) just
+ *    before it: which way it came is not known, so there is no site;
  *  - otherwise the straight line before ip: the nearest access at most
  *    3 instructions back (instruction ends found by decode_prev_access's
  *    vote), over instructions that neither branch nor access memory.

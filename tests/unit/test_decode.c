@@ -659,16 +659,20 @@ static uint64_t stall(const uint8_t *b, size_t n, size_t ip_off)
 /* decode_stall_site: the access a timer sample at ip stalled on. */
 static void test_stall_site(void **state)
 {
-	/* head: mov rax,[rdi] ; lock add qword [rax+rdx*8],1 ; sub ecx,1 ; jne head */
-	static const uint8_t loop[] = { 0x48, 0x8b, 0x07, 0xf0, 0x48, 0x83, 0x04, 0xd0, 0x01,
-					0x83, 0xe9, 0x01, 0x75, 0xf2 };
-	/* head: lock add qword [rax],1 ; add ecx,1 (x3) ; jne head: too far back */
-	static const uint8_t far[] = { 0xf0, 0x48, 0x83, 0x00, 0x01, 0x83, 0xc1, 0x01, 0x83,
-				       0xc1, 0x01, 0x83, 0xc1, 0x01, 0x75, 0xf0 };
-	/* The straight line: after 16 nops (the vote needs some history).
-	 * mov rax,[rbx] ; add ecx,1 ; | ret */
 #define NOPS16 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, \
 	       0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90
+#define LOOP 0x48, 0x8b, 0x07, 0xf0, 0x48, 0x83, 0x04, 0xd0, 0x01, 0x83, 0xe9, 0x01, 0x75, 0xf2
+	/* 16 nops (history for the vote), then
+	 * head: mov rax,[rdi] ; lock add qword [rax+rdx*8],1 ; sub ecx,1 ; jne head */
+	static const uint8_t loop[] = { NOPS16, LOOP };
+	/* mov rcx,[rbx] ; head: the same loop: reached by falling through a load too */
+	static const uint8_t entered[] = { NOPS16, 0x48, 0x8b, 0x0b, LOOP };
+	/* ret ; head: ... : nothing falls through to the head */
+	static const uint8_t jumped[] = { NOPS16, 0xc3, LOOP };
+	/* head: lock add qword [rax],1 ; add ecx,1 (x3) ; jne head: too far back */
+	static const uint8_t far[] = { NOPS16, 0xf0, 0x48, 0x83, 0x00, 0x01, 0x83, 0xc1, 0x01, 0x83,
+				       0xc1, 0x01, 0x83, 0xc1, 0x01, 0x75, 0xf0 };
+	/* mov rax,[rbx] ; add ecx,1 ; | ret */
 	static const uint8_t line[] = { NOPS16, 0x48, 0x8b, 0x03, 0x83, 0xc1, 0x01, 0xc3 };
 	/* mov rax,[rax] ; | ret : the load overwrote its own address */
 	static const uint8_t own[] = { NOPS16, 0x48, 0x8b, 0x00, 0xc3 };
@@ -678,23 +682,27 @@ static void test_stall_site(void **state)
 	static const uint8_t call[] = { NOPS16, 0xe8, 0x00, 0x00, 0x00, 0x00, 0xc3 };
 	/* push rax ; | ret : stack operands are never sites */
 	static const uint8_t push[] = { NOPS16, 0x50, 0xc3 };
+#undef LOOP
 #undef NOPS16
 	struct decode_regs r = regs_std();
 	struct insn_access a;
 
 	(void)state;
 	/* At the loop's head the last iteration ran before: the lock add. */
-	assert_int_equal(stall(loop, sizeof(loop), 0), RIP + 3);
+	assert_int_equal(stall(loop, sizeof(loop), 16), RIP + 16 + 3);
+	assert_int_equal(stall(jumped, sizeof(jumped), 16 + 1), RIP + 16 + 1 + 3);
+	/* Which way it came, from the load or round the loop, is not known. */
+	assert_int_equal(stall(entered, sizeof(entered), 16 + 3), 0);
 	/* Inside the body, the straight line before. */
-	assert_int_equal(stall(loop, sizeof(loop), 9), RIP + 3);
-	assert_int_equal(stall(far, sizeof(far), 0), 0);
+	assert_int_equal(stall(loop, sizeof(loop), 16 + 9), RIP + 16 + 3);
+	assert_int_equal(stall(far, sizeof(far), 16), 0);
 	assert_int_equal(stall(line, sizeof(line), 16 + 6), RIP + 16);
 	assert_int_equal(stall(own, sizeof(own), 16 + 3), 0);
 	assert_int_equal(stall(moved, sizeof(moved), 16 + 7), 0);
 	assert_int_equal(stall(call, sizeof(call), 16 + 5), 0);
 	assert_int_equal(stall(push, sizeof(push), 16 + 1), 0);
 	/* The site's address from the registers after it ran. */
-	assert_int_equal(decode_access_done(loop + 3, sizeof(loop) - 3, RIP + 3, &r, &a), 1);
+	assert_int_equal(decode_access_done(loop + 16 + 3, sizeof(loop) - 16 - 3, RIP + 16 + 3, &r, &a), 1);
 	assert_true(a.flags & ACC_F_ADDR);
 	assert_int_equal(a.addr, r.gpr[DR_RAX] + 8 * r.gpr[DR_RDX]);
 	assert_int_equal(a.kind, MEM_RMW);
