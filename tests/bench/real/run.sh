@@ -26,9 +26,14 @@
 #             counter, separate globals eight to a line (false sharing:
 #             "globals N 30 pad", a line each, took 0.09 s plain here
 #             against 0.53 s at 2 threads)
+#   histo     a byte histogram of 400 MiB (1 MiB of input gone over again)
+#             shared out among N threads, their blocks of header and
+#             counters back to back: thread k's rare top counts share a
+#             line with thread k+1's header, read at every byte (false
+#             sharing: "histo N 400 pad" starts each block on a line)
 # Each takes about 0.4 to 0.6 s plain on two idle cores, up to twice that
 # with the other core busy.
-# The last six are built from this folder (make bench-real builds them
+# The last seven are built from this folder (make bench-real builds them
 # into build/bench/real/ with gentext, which writes the text inputs); they
 # print a checksum, and a profiled run whose output differs from the
 # plain run's is a failure.
@@ -81,7 +86,7 @@ export LC_ALL
 
 ROUNDS=${BENCH_ROUNDS:-3}
 TOOLS=${BENCH_TOOLS:-plain comm record fvar numa membound perf}
-PROGS=${BENCH_PROGS:-pigz xz zstd sort linreg jacobi wordcount pipeline rounds globals}
+PROGS=${BENCH_PROGS:-pigz xz zstd sort linreg jacobi wordcount pipeline rounds globals histo}
 THREADS=${BENCH_THREADS:-2 4 8}
 PERF_HZ=${BENCH_PERF_HZ:-2000}
 CSV=${BENCH_CSV:-}
@@ -95,7 +100,7 @@ done
 for p in $PROGS; do
 	case $p in
 	pigz | xz | zstd | sort) ;;
-	linreg | jacobi | wordcount | pipeline | rounds | globals)
+	linreg | jacobi | wordcount | pipeline | rounds | globals | histo)
 		[ -x "$RB/$p" ] || die "no $RB/$p (make bench-real)" ;;
 	*) die "unknown program $p in BENCH_PROGS" ;;
 	esac
@@ -162,8 +167,9 @@ run_one() {
 	pipeline) set -- "$RB/pipeline" "$n" 6000 ;;
 	rounds) set -- "$RB/rounds" "$n" 2000 ;;
 	globals) set -- "$RB/globals" "$n" 30 ;;
+	histo) set -- "$RB/histo" "$n" 400 ;;
 	esac
-	case $prog in linreg | jacobi | wordcount | pipeline | rounds | globals) out=$tmp/out.$cfg.$r ;; esac
+	case $prog in linreg | jacobi | wordcount | pipeline | rounds | globals | histo) out=$tmp/out.$cfg.$r ;; esac
 	m=$tmp/m
 	rm -f "$m" "$m.prog" "$tmp/data"
 	case $cfg in
