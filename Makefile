@@ -112,11 +112,22 @@ $(B)/pic/%.o: %.c | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -DCDT_AGENT -fPIC -fvisibility=hidden -fno-omit-frame-pointer -c -o $@ $<
 
+# libgcc's unwinder, linked into the agent and hidden in it: a libgcc_s
+# the agent loaded would be one the program's first pthread_exit does not
+# load into the program's heap, which then differs.  The agent defines
+# _Unwind_RaiseException itself (jumps.c, for the program's throws): the
+# copy's own is renamed.
+AGENT_UNWIND := $(B)/agent_unwind.a
+$(AGENT_UNWIND): | $(B)/.deps
+	objcopy --redefine-sym _Unwind_RaiseException=cdt_unwind_raise_unused \
+		$$($(CC) -print-file-name=libgcc_eh.a) $@
+
 # -z nodelete: a program that dlcloses everything must not unmap the handler.
 # -z now: no lazy binding, whose resolver saves the whole vector state on
 # the stack (3 KiB with AVX-512), in a handler on a program's small stack.
-$(AGENT_SO): $(AGENT_OBJ)
-	$(CC) -shared -fPIC -Wl,-z,nodelete -Wl,-z,now -Wl,--no-undefined -o $@ $^ -lZydis -ldl -lpthread
+$(AGENT_SO): $(AGENT_OBJ) $(AGENT_UNWIND)
+	$(CC) -shared -fPIC -static-libgcc -Wl,--exclude-libs,ALL -Wl,-z,nodelete -Wl,-z,now \
+		-Wl,--no-undefined -o $@ $^ -lZydis
 
 $(B)/agent_blob.o: lib/core/agent_blob.S $(AGENT_SO)
 	$(CC) -c -DAGENT_SO='"$(AGENT_SO)"' -o $@ lib/core/agent_blob.S
@@ -129,11 +140,13 @@ $(B)/asan/tests/test_%: tests/unit/test_%.c $(filter-out $(B)/agent_blob.o,$(ASA
 # The decoder runs in the agent only; its unit test checks it under ASan.
 $(B)/asan/tests/test_decode: $(B)/asan/lib/agent/decode.o
 
-# They drain the arena through the front end's ingest, as cdt does.
-AGENT_TEST_LINK := $(AGENT_OBJ) $(addprefix $(B)/lib/core/,ingest.o records.o array.o)
+# They drain the arena through the front end's ingest, as cdt does, and
+# unwind with the agent's unwinder.
+AGENT_TEST_LINK := $(AGENT_OBJ) $(addprefix $(B)/lib/core/,ingest.o records.o array.o) \
+	$(AGENT_UNWIND)
 $(B)/tests/agent_%: tests/unit/agent_%.c $(AGENT_TEST_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -pthread -o $@ $(filter %.c %.o,$^) -lZydis -ldl $$(pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+	$(CC) $(CFLAGS_ALL) -pthread -o $@ $(filter %.c %.o %.a,$^) -lZydis -ldl $$(pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # Workloads are programs of their own; -I. lets one that plays a hostile
 # program (arena_scribbler) take the arena's layout from lib/wire/;

@@ -4,9 +4,7 @@
  * environment, install the SIGTRAP handler, start the main thread, and
  * follow fork, exec and exit.
  */
-#include <dlfcn.h>
 #include <errno.h>
-#include <stdio.h>
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
@@ -19,14 +17,13 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/agent/agent.h"
 
 struct agent agent_g;
-__thread struct agent_thread *agent_self __attribute__((tls_model("initial-exec")));
-__thread int agent_quiet __attribute__((tls_model("initial-exec")));
 
 /* The agent's own executable segment, found at start from its ELF header
  * in memory (no loader call). */
@@ -161,13 +158,14 @@ static void agent_flush_threads(uint16_t type)
 
 static void agent_atfork_child(void)
 {
-	struct agent_thread *self = agent_self;
+	struct agent_thread *self = agent_self();
 
 	if (!agent_g.active)
 		return;
 	agent_g.pid = getpid();
 	agent_g.forked = 1;
 	functab_fork_child();
+	objects_fork_child();
 	/* Inherited fds are the parent's threads' events: drop them all. */
 	for (int i = 0, n = atomic_load(&agent_g.nthr); i < n; i++) {
 		struct agent_thread *t = &agent_g.thr[i];
@@ -189,26 +187,26 @@ static void agent_atfork_child(void)
 		agent_g.active = 0;
 		return;
 	}
-	if (self) {
-		/* The child's first thread: a new thread as far as profiles go. */
-		atomic_store(&self->used, 0);
-		agent_thread_start(1, 0);
-	}
+	/* The child's first thread: a new thread as far as profiles go. */
+	if (self)
+		agent_thread_restart(self);
 }
 
-/* exit(), or main returned: on_exit, which is given the status. */
-static void agent_exit(int status, void *arg)
+/* exit(), or main returned (agent_rtld_fini). */
+static void agent_exit(int status)
 {
-	(void)arg;
+	struct agent_thread *self;
+
 	if (!agent_g.active)
 		return;
-	agent_quiet++;
+	self = agent_quiet_begin();
+	objects_exit();
 	agent_check_handler();
 	/* The thread that exits ends here; the others end with the process. */
-	if (agent_self) {
-		counters_tick(agent_self, agent_now(), 1);
+	if (self) {
+		counters_tick(self, agent_now(), 1);
 		if (agent_g.tool->thread_stop)
-			agent_g.tool->thread_stop(agent_self);
+			agent_g.tool->thread_stop(self);
 	}
 	/* Modules loaded behind dlopen's back (libc's own loads).  Not in a
 	 * fork child: a thread that did not survive fork may hold the loader
@@ -217,7 +215,44 @@ static void agent_exit(int status, void *arg)
 		mmaps_record();
 	agent_flush_threads(REC_THREAD_END);
 	agent_proc_end(PROC_END_EXIT, status);
-	agent_quiet--;
+	agent_quiet_end(self);
+}
+
+/*
+ * exit() and a return from main run the exit handlers, the loader's
+ * (rtld_fini, which __libc_start_main registers first) last: cdt's end
+ * runs in its place, after it.  A handler of cdt's own (on_exit) would
+ * take one of the 32 entries of glibc's first block of handlers, whose
+ * next block comes from the program's heap: a program that registers 31
+ * would get that block one handler early, and its later blocks would
+ * move.  glibc calls a handler __cxa_atexit registered with the exit
+ * status after its argument, as on_exit's.
+ */
+static void (*agent_real_rtld_fini)(void);
+
+static void agent_rtld_fini(void *arg, int status)
+{
+	(void)arg;
+	agent_real_rtld_fini();
+	agent_exit(status);
+}
+
+typedef int (*start_fn)(int (*)(int, char **, char **), int, char **, void (*)(void),
+			void (*)(void), void (*)(void), void *);
+
+AGENT_API int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
+				void (*init)(void), void (*fini)(void), void (*rtld_fini)(void),
+				void *stack_end)
+{
+	start_fn real = (start_fn)agent_next("__libc_start_main");
+
+	if (!real)
+		abort(); /* no libc to start the program with */
+	if (rtld_fini) {
+		agent_real_rtld_fini = rtld_fini;
+		rtld_fini = (void (*)(void))agent_rtld_fini;
+	}
+	return real(main, argc, argv, init, fini, rtld_fini, stack_end);
 }
 
 /*
@@ -230,7 +265,7 @@ static void (*agent_real_exit)(int);
 static __attribute__((noreturn)) void agent_fast_exit(int status)
 {
 	if (agent_g.active) {
-		agent_quiet++;
+		agent_quiet_begin(); /* for good: the process ends */
 		agent_flush_threads(REC_THREAD_END);
 		agent_proc_end(PROC_END__EXIT, status);
 	}
@@ -247,7 +282,7 @@ static __attribute__((noreturn)) void agent_fast_exit(int status)
  * system call, which no handler sees).  Only children with a copy of the
  * memory: one that shares it (CLONE_VM) would rewrite the parent's agent,
  * so it goes as it is, unprofiled until it execs.  Resolved at start:
- * no dlsym after it.
+ * no lookup (agent_next) after it.
  */
 static int (*agent_real_clone)(int (*)(void *), void *, int, void *, ...);
 
@@ -265,7 +300,7 @@ static int agent_clone_start(void *p)
 	agent_atfork_child();
 	status = b.fn(b.arg);
 	if (agent_g.active) {
-		agent_quiet++;
+		agent_quiet_begin(); /* for good: the process ends */
 		agent_flush_threads(REC_THREAD_END);
 		agent_proc_end(PROC_END__EXIT, status & 0xff);
 	}
@@ -289,7 +324,7 @@ AGENT_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	/* Called by another library's constructor before the agent's. */
 	if (!agent_real_clone)
 		agent_real_clone = (int (*)(int (*)(void *), void *, int, void *, ...))
-			dlsym(RTLD_NEXT, "clone");
+			agent_next("clone");
 	if (!agent_real_clone) {
 		errno = ENOSYS;
 		return -1;
@@ -319,21 +354,23 @@ AGENT_API void _Exit(int status)
  */
 static void agent_exec_prepare(const char *path)
 {
+	struct agent_thread *self;
+
 	if (!agent_g.active)
 		return;
-	agent_quiet++;
+	self = agent_quiet_begin();
 	/* No agent will load into the next image: the process goes on
 	 * unprofiled, and its end will not be seen (not "killed"). */
 	if (fds_check_exec(path))
 		agent_proc_record(PROC_F_EXEC | PROC_F_UNSEEN, path ? path : "?");
 	agent_check_handler();
-	if (agent_self) {
-		counters_tick(agent_self, agent_now(), 1);
+	if (self) {
+		counters_tick(self, agent_now(), 1);
 		if (agent_g.tool->jump)
-			agent_g.tool->jump(agent_self, AGENT_JUMP_EXEC);
+			agent_g.tool->jump(self, AGENT_JUMP_EXEC);
 	}
 	agent_flush_threads(REC_THREAD_STATS);
-	agent_quiet--;
+	agent_quiet_end(self);
 }
 
 /*
@@ -351,7 +388,7 @@ typedef int (*execv_fn)(const char *, char *const[]);
 static void *agent_real(void **cache, const char *name, const char *path)
 {
 	if (!*cache)
-		*cache = dlsym(RTLD_NEXT, name);
+		*cache = agent_next(name);
 	if (!*cache)
 		errno = ENOSYS;
 	else
@@ -518,13 +555,21 @@ __attribute__((constructor(101))) static void agent_init(void)
 
 	/* Before anything can fail: clone() must reach glibc's either way. */
 	agent_real_clone = (int (*)(int (*)(void *), void *, int, void *, ...))
-		dlsym(RTLD_NEXT, "clone");
+		agent_next("clone");
 	err = agent_attach();
 	if (err) {
-		/* A program started by hand with our LD_PRELOAD but no arena. */
-		if (err != -ENOENT)
-			dprintf(2, "cdt agent: cannot attach to the arena (%s); not profiling\n",
-				strerror(-err));
+		/* A program started by hand with our LD_PRELOAD but no arena.
+		 * Written piece by piece: printf would allocate its buffer. */
+		if (err != -ENOENT) {
+			const char *name = strerrorname_np(-err);
+			struct iovec msg[3] = {
+				{ "cdt agent: cannot attach to the arena (", 39 },
+				{ (void *)(name ? name : "?"), strlen(name ? name : "?") },
+				{ "); not profiling\n", 17 },
+			};
+
+			(void)writev(2, msg, 3);
+		}
 		return;
 	}
 	fds_init();
@@ -569,9 +614,8 @@ __attribute__((constructor(101))) static void agent_init(void)
 	mmaps_record();
 	functab_update();
 	pthread_atfork(NULL, NULL, agent_atfork_child);
-	on_exit(agent_exit, NULL);
-	/* Now: dlsym takes the loader lock, which a fork child cannot. */
-	agent_real_exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
+	/* Now: the lookup takes the loader lock, which a fork child cannot. */
+	agent_real_exit = (void (*)(int))agent_next("_exit");
 	jumps_init();
 	agent_thread_start(1, 0);
 }

@@ -9,6 +9,7 @@
 #ifndef CDT_AGENT_H
 #define CDT_AGENT_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -88,6 +89,11 @@ struct clock_thread {
 	int rearm;         /* the perf event's period is a paused one's rest */
 };
 
+struct obj_thread;
+
+/* Signals of cdt's numbers taken while held (sigchain.c), to queue again. */
+#define SIGCHAIN_LATER 4
+
 struct agent_thread {
 	atomic_int used;
 	pid_t tid;
@@ -113,6 +119,23 @@ struct agent_thread {
 	/* The running tool's state for this thread: agent_tool.state_size
 	 * bytes, zeroed when the thread starts, opaque to the agent. */
 	void *state;
+	/*
+	 * What the agent keeps per thread in normal context and handlers
+	 * alike.  Not in thread-local storage: a TLS block of the agent's
+	 * makes glibc's vector of TLS blocks (dtv) of every new thread 16
+	 * bytes longer, and that vector is allocated from the program's heap.
+	 */
+	int quiet;                 /* agent_quiet_begin */
+	unsigned believed;         /* sigchain.c: cdt's signals the program believes blocked */
+	int held, wpt_held;        /* sigchain.c: events paused in a handler of the program's */
+	int nlater;
+	siginfo_t later[SIGCHAIN_LATER];
+	int steps_left;            /* sample_soft.c: the walk in progress */
+	uint64_t soft_t0, soft_cpu0, soft_ip0;
+	struct obj_thread *obj;    /* objects.c: heap blocks, kept with the slot */
+	int obj_busy;              /* the agent's own calls: no block of the program's */
+	int obj_own;               /* allocations come from the agent's pool (objects.c) */
+	uint64_t stack_lo, stack_hi;
 };
 
 /*
@@ -192,10 +215,38 @@ static inline int agent_on_own_stack(const struct agent_thread *t, const void *s
 	return t->altstack && (const char *)sp >= (const char *)t->altstack &&
 	       (const char *)sp < (const char *)t->altstack + AGENT_ALTSTACK;
 }
-extern __thread struct agent_thread *agent_self __attribute__((tls_model("initial-exec")));
-/* Non-zero while the agent itself works in normal context (module walks,
- * exit): samples taken then would describe the agent, not the program. */
-extern __thread int agent_quiet __attribute__((tls_model("initial-exec")));
+
+/* The calling thread's slot, or NULL (thread.c).  A thread-specific value,
+ * read without a lock or a system call: safe in handlers. */
+extern pthread_key_t agent_key;
+extern atomic_int agent_key_made;
+static inline struct agent_thread *agent_self(void)
+{
+	return atomic_load_explicit(&agent_key_made, memory_order_acquire) ?
+	       (struct agent_thread *)pthread_getspecific(agent_key) : NULL;
+}
+
+/* The agent itself works in normal context (module walks, exit): samples
+ * of the thread taken until agent_quiet_end would describe the agent, not
+ * the program. */
+static inline struct agent_thread *agent_quiet_begin(void)
+{
+	struct agent_thread *t = agent_self();
+
+	if (t)
+		t->quiet++;
+	return t;
+}
+
+static inline void agent_quiet_end(struct agent_thread *t)
+{
+	if (t)
+		t->quiet--;
+}
+
+/* next.c: the definition of name after the agent's (dlsym's RTLD_NEXT,
+ * without its allocations); not in a handler. */
+void *agent_next(const char *name);
 
 uint64_t agent_now(void);
 /* addr is in the agent's own image (its code): cdt's, not the program's. */
@@ -209,6 +260,8 @@ int agent_check_handler(void);
 /* thread.c */
 /* created: when pthread_create was called; 0 for a process's first thread. */
 struct agent_thread *agent_thread_start(int main_thread, uint64_t created);
+/* In a fork child: the forking thread goes on in its slot t, as a first thread. */
+struct agent_thread *agent_thread_restart(struct agent_thread *t);
 void agent_thread_stop(struct agent_thread *t);
 /* t's stats: REC_THREAD_END when it ends, REC_THREAD_STATS while it goes on. */
 void agent_thread_send(struct agent_thread *t, uint16_t type);
@@ -236,9 +289,15 @@ int handler_stack_call(int (*fn)(int, siginfo_t *, void *), int sig, siginfo_t *
 
 /* objects.c: heap blocks, mappings and stacks (AGENT_F_OBJECTS); t's stack */
 void objects_thread_start(struct agent_thread *t);
-/* From a sample's handler: the address a sample of this thread touched
- * (a young heap block it lands in will be recorded). */
-void objects_on_sample(uint64_t addr);
+/* t ends: its young blocks are recorded. */
+void objects_thread_stop(struct agent_thread *t);
+/* exit(): nothing is deferred any more. */
+void objects_exit(void);
+/* In a fork child: the pool another thread held is free. */
+void objects_fork_child(void);
+/* From a sample's handler: the address a sample of t touched (a young
+ * heap block it lands in will be recorded). */
+void objects_on_sample(struct agent_thread *t, uint64_t addr);
 
 /* counters.c: the counting group of t (cfg.counter[]) */
 int counters_open(struct agent_thread *t);
@@ -257,7 +316,9 @@ int soft_init(void);
 void soft_forget(void);
 void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0, uint64_t cpu0);
 void soft_on_step(struct agent_thread *t, ucontext_t *uc);
-int soft_stepping(void);
+int soft_stepping(const struct agent_thread *t);
+/* t ends (in normal context): no step of it may come after. */
+void soft_thread_stop(struct agent_thread *t);
 /* After another trap of t while it steps: stop before a kernel entry. */
 void soft_guard(struct agent_thread *t, ucontext_t *uc);
 /* Event i of cfg.ev[] in t, sampling every `period`. */
@@ -313,7 +374,6 @@ int sigchain_program_handles(void);
 /* Which of cdt's signals the calling thread's program believes blocked:
  * a new thread starts with its creator's (thread.c). */
 unsigned sigchain_believed_get(void);
-void sigchain_believed_set(unsigned bits);
 /* ip is the first instruction of a handler of the program's (or cdt's
  * entry to one). */
 int sigchain_handler_entry(uint64_t ip);

@@ -286,7 +286,7 @@ static void clock_count_switches(struct agent_thread *t)
 
 void clock_sync(struct agent_thread *t)
 {
-	if (t == agent_self && agent_g.cfg.source == SRC_SOFT)
+	if (t == agent_self() && agent_g.cfg.source == SRC_SOFT)
 		clock_count_switches(t);
 	t->ext.period = t->clk.period;
 }

@@ -99,7 +99,7 @@ static void pmu_emit(struct agent_thread *t, const struct pmu_sample *ps, int i)
 	s.data_src = ps->data_src;
 	if (ps->addr) {
 		s.flags |= SAMPLE_F_ADDR;
-		objects_on_sample(ps->addr);
+		objects_on_sample(t, ps->addr);
 	}
 	/* The precise IP gives the instruction; its operand gives the size. */
 	regs.rip = ps->ip;

@@ -385,6 +385,7 @@ static int functab_module(struct dl_phdr_info *info, size_t sz, void *arg)
 
 void functab_update(void)
 {
+	struct agent_thread *self;
 	struct fn_walk w;
 	ssize_t len;
 	uint64_t seq;
@@ -392,7 +393,7 @@ void functab_update(void)
 	if (!(agent_g.tool->flags & AGENT_TOOL_FUNCS))
 		return;
 	/* All of it is the agent's work: samples now are not the program's. */
-	agent_quiet++;
+	self = agent_quiet_begin();
 	while (atomic_flag_test_and_set_explicit(&fn_lock, memory_order_acquire))
 		sched_yield();
 	len = readlink("/proc/self/exe", w.exe, sizeof(w.exe) - 1);
@@ -403,7 +404,7 @@ void functab_update(void)
 	dl_iterate_phdr(functab_module, &w);
 	atomic_store_explicit(&fn_seq, seq + 1, memory_order_release);
 	atomic_flag_clear_explicit(&fn_lock, memory_order_release);
-	agent_quiet--;
+	agent_quiet_end(self);
 }
 
 void functab_fork_child(void)

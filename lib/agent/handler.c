@@ -48,7 +48,7 @@ static int handler_lost_cause(struct agent_thread *t, const ucontext_t *uc)
 	uint64_t page = (uint64_t)getpagesize();
 	unsigned char code[2];
 
-	if (!t || t->tid != gettid() || (!soft_stepping() && !wpt_armed(&t->wp)))
+	if (!t || t->tid != gettid() || (!soft_stepping(t) && !wpt_armed(&t->wp)))
 		return 0;
 	if (agent_read_code(ip - 1, code, 2, (ip & (page - 1)) != 0) != 2)
 		return 0;
@@ -58,7 +58,7 @@ static int handler_lost_cause(struct agent_thread *t, const ucontext_t *uc)
 /* 1: the signal is the program's, to pass on; 0: it was cdt's. */
 static int handler_body(int sig, siginfo_t *si, void *ucv)
 {
-	struct agent_thread *t = agent_self;
+	struct agent_thread *t = agent_self();
 	ucontext_t *uc = ucv;
 
 	if (sig == AGENT_SIGCLOCK && si->si_code != SI_TIMER)
@@ -100,7 +100,7 @@ static int handler_body(int sig, siginfo_t *si, void *ucv)
 			 * with it: a tick in raise() came at its handler's entry. */
 			t->st.samples++;
 			t->ext.in_syscall++;
-		} else if (agent_quiet ||
+		} else if (t->quiet ||
 			   agent_own_addr((uint64_t)uc->uc_mcontext.gregs[REG_RIP])) {
 			t->st.samples++; /* cdt's own work: counted, not the program's */
 			t->ext.own++;
@@ -129,20 +129,20 @@ static int handler_body(int sig, siginfo_t *si, void *ucv)
 		counters_tick(t, now, 0);
 		/* A trap while the thread single-steps returns to a set trap
 		 * flag (soft_try says why it must not meet a system call). */
-		if (soft_stepping())
+		if (soft_stepping(t))
 			soft_guard(t, uc);
 		return 0;
 	}
 	if (sig != SIGTRAP)
 		return 1;
 	if (si->si_code == TRAP_BRKPT && handler_lost_cause(t, uc)) {
-		if (soft_stepping())
+		if (soft_stepping(t))
 			soft_on_step(t, uc);
 		else
 			t->ext.stray++;
 		return 0;
 	}
-	if (si->si_code == TRAP_TRACE && soft_stepping()) {
+	if (si->si_code == TRAP_TRACE && soft_stepping(t)) {
 		soft_on_step(t, uc);
 		return 0;
 	}
@@ -193,7 +193,7 @@ __asm__(".text\n"
 
 void agent_on_signal(int sig, siginfo_t *si, void *uc)
 {
-	struct agent_thread *t = agent_self;
+	struct agent_thread *t = agent_self();
 	char *sp = __builtin_frame_address(0);
 	int saved = errno, pass;
 

@@ -8,7 +8,7 @@
  * thread's next sample or trap, from where its stack pointer is then.
  *
  * The real functions are looked up at start (jumps_init): siglongjmp is
- * often called from a signal handler, where dlsym (the loader lock) is not
+ * often called from a signal handler, where a lookup (the loader lock) is not
  * safe.
  *
  * Out of a handler of the program's that runs on its own alternate stack
@@ -22,7 +22,6 @@
  * glibc's longjmp does besides: cancellation cleanups of the frames jumped
  * over, and the shadow stack (neither is in use in such a handler here).
  */
-#include <dlfcn.h>
 #include <setjmp.h>
 #include <signal.h>
 
@@ -41,17 +40,20 @@ static void *jumps_real[J_N];
 void jumps_init(void)
 {
 	for (int i = 0; i < J_N; i++)
-		jumps_real[i] = dlsym(RTLD_NEXT, jumps_name[i]);
+		jumps_real[i] = agent_next(jumps_name[i]);
 }
 
 static void *jumps_tell(int i, int how)
 {
+	struct agent_thread *t;
+
 	/* Out of a handler on the program's stack: cdt's events go on. */
 	sigchain_jump();
-	if (agent_g.active && agent_self && agent_g.tool->jump)
-		agent_g.tool->jump(agent_self, how);
+	t = agent_self();
+	if (agent_g.active && t && agent_g.tool->jump)
+		agent_g.tool->jump(t, how);
 	/* Called before the agent started (another constructor): look now. */
-	return jumps_real[i] ? jumps_real[i] : dlsym(RTLD_NEXT, jumps_name[i]);
+	return jumps_real[i] ? jumps_real[i] : agent_next(jumps_name[i]);
 }
 
 /* jumps_land(r, val, mask): rbx rbp r12-r15 rsp pc from r[], the landing
@@ -104,8 +106,10 @@ static __attribute__((noreturn)) void jumps_jump(int i, struct __jmp_buf_tag *en
 	jump_fn fn;
 
 	if (sigchain_jump_prepare(&mask)) {
-		if (agent_g.active && agent_self && agent_g.tool->jump)
-			agent_g.tool->jump(agent_self, AGENT_JUMP_LONGJMP);
+		struct agent_thread *t = agent_self();
+
+		if (agent_g.active && t && agent_g.tool->jump)
+			agent_g.tool->jump(t, AGENT_JUMP_LONGJMP);
 		if (restores && env->__mask_was_saved)
 			mask = env->__saved_mask;
 		sigdelset(&mask, SIGTRAP);

@@ -102,11 +102,12 @@ void mmaps_record(void)
 {
 	struct mmaps_walk w;
 	ssize_t n = readlink("/proc/self/exe", w.exe, sizeof(w.exe) - 1);
+	struct agent_thread *self;
 
 	w.exe[n < 0 ? 0 : n] = '\0';
-	agent_quiet++;
+	self = agent_quiet_begin();
 	dl_iterate_phdr(mmaps_module, &w);
-	agent_quiet--;
+	agent_quiet_end(self);
 }
 
 AGENT_API void *dlopen(const char *file, int mode)
@@ -115,7 +116,7 @@ AGENT_API void *dlopen(const char *file, int mode)
 	void *h;
 
 	if (!real)
-		real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+		real = (void *(*)(const char *, int))agent_next("dlopen");
 	if (!real)
 		return NULL;
 	h = real(file, mode);

@@ -7,12 +7,22 @@
  *
  * The interposers forward to the next definition (libc's, or the allocator
  * the program brought) and record only when the agent runs with
- * AGENT_F_OBJECTS, never for the agent's own calls (their return address
- * is in the agent) and never recursively (obj_busy: the unwinder,
- * pthread_getattr_np and dlsym may allocate).  dlsym may call calloc
- * before the real one is known: those blocks come from a static buffer
- * and are never freed.  These functions are not signal handlers, but a
- * handler may interrupt them: the arena append they end in is lock-free.
+ * AGENT_F_OBJECTS, in a thread it profiles, never for the agent's own
+ * calls (their return address is in the agent) and never recursively
+ * (obj_busy).  These functions are not signal handlers, but a handler may
+ * interrupt them: the arena append they end in is lock-free.
+ *
+ * The program's heap is the program's: cdt must not move a block of it,
+ * or fields that shared a cache line would not, and the other way round.
+ * Nothing of the agent's comes from it, not even through libc: the
+ * allocations of the one libc call that must make them
+ * (pthread_getattr_np: fopen of /proc/self/maps for the first thread, a
+ * CPU set for every thread) come from the agent's pool (obj_pool), a
+ * static buffer; the next allocator is found without dlsym (next.c); the
+ * unwinder is libgcc's, linked into the agent (no libgcc_s to load, which
+ * a pthread_exit of the program would otherwise find loaded and not load
+ * into its heap); a thread's state is in its slot, not in thread-local
+ * storage, whose vector glibc allocates per thread from the heap.
  *
  * What a block costs -- the decision.  A tight malloc/free pair costs 5-9 ns
  * in glibc here; a clock_gettime 29 ns, a record in the shared arena about
@@ -51,12 +61,12 @@
  * exits, the exiting thread's at exit().  mmap and munmap are system
  * calls anyway: always recorded at once.
  */
-#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -80,9 +90,9 @@
 #define OBJ_CHURN 4      /* a path's blocks are deferred from this score on */
 #define OBJ_CHURN_MAX 32
 #define OBJ_SKIP 8       /* the agent's own frames above the caller, at most */
-#define OBJ_BOOT 16384   /* static heap for dlsym's calloc */
-
-#define IE __attribute__((tls_model("initial-exec")))
+/* The agent's pool: pthread_getattr_np's fopen, its line buffer growing to
+ * the longest line of /proc/self/maps (a path up to PATH_MAX) and a CPU set. */
+#define OBJ_POOL (64 * 1024)
 
 /* One call path, cached per thread under (ra0, cfa). */
 struct obj_site {
@@ -107,11 +117,12 @@ struct obj_young {
 	volatile uint8_t hit; /* a sample of this thread landed in it */
 };
 
+/* A thread's heap-block state, made at its first block and kept with its
+ * slot (agent_thread.obj) for the slot's next threads; the path cache
+ * reads only in the thread's stack (agent_thread.stack_lo, stack_hi). */
 struct obj_thread {
-	uint64_t stack_lo, stack_hi; /* the path cache reads only in here */
+	struct agent_thread *t;      /* its slot */
 	uint64_t last_ns;            /* the latest exact time this thread took */
-	uint32_t tid;                /* gettid() is a system call */
-	int nodefer;                 /* no exit hook for the nursery: record all at once */
 	unsigned head;               /* next nursery slot */
 	uint8_t mru[OBJ_SETS];
 	struct obj_young young[OBJ_NURSERY];
@@ -140,57 +151,104 @@ static atomic_int obj_on;      /* record (AGENT_F_OBJECTS, agent active) */
 static atomic_int obj_exiting; /* exit() ran: nothing is deferred any more */
 static atomic_uint obj_next_site = 1;
 static uintptr_t obj_self_lo, obj_self_hi; /* the agent's own image */
-static pthread_key_t obj_key;
-
-static unsigned char obj_boot[OBJ_BOOT] __attribute__((aligned(16)));
-static atomic_size_t obj_boot_used;
-
-static __thread struct obj_thread *obj_ts IE;
-static __thread int obj_busy IE;
-static __thread int obj_resolving IE;
-/* From objects_thread_start, for the state made at the first malloc. */
-static __thread uint64_t obj_stack_lo IE, obj_stack_hi IE;
-
-#define OBJ_DEAD ((struct obj_thread *)1) /* the thread's state is gone */
 
 extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
 
-/* ------------------------------------------------------------ bootstrap */
+/* ----------------------------------------------------------------- pool */
 
-static void *obj_boot_alloc(size_t n)
+/*
+ * The agent's own allocations, made by libc on its behalf between
+ * obj_pool_enter and obj_pool_leave (agent_thread.obj_own): from this
+ * buffer, one thread at a time.  Each block has its size before it (for
+ * realloc); the buffer starts over once every block is freed.
+ */
+static unsigned char obj_pool[OBJ_POOL] __attribute__((aligned(64)));
+static size_t obj_pool_used;
+static atomic_uint obj_pool_live;
+static atomic_flag obj_pool_lock = ATOMIC_FLAG_INIT;
+
+static void *obj_pool_alloc(size_t n, size_t align)
 {
-	size_t need = 16 + ((n + 15) & ~(size_t)15), off;
+	size_t at;
 
-	if (n > OBJ_BOOT)
+	if (align < 16)
+		align = 16;
+	if (n > OBJ_POOL || align > OBJ_POOL / 4 || (align & (align - 1)))
 		goto out;
-	off = atomic_fetch_add(&obj_boot_used, need);
-	if (off + need > OBJ_BOOT)
+	at = (obj_pool_used + 16 + align - 1) & ~(align - 1);
+	if (at > OBJ_POOL || OBJ_POOL - at < n)
 		goto out;
-	/* The size goes before the block, for realloc; the rest is still zero. */
-	memcpy(obj_boot + off, &n, sizeof(n));
-	return obj_boot + off + 16;
+	memcpy(obj_pool + at - sizeof(n), &n, sizeof(n));
+	obj_pool_used = at + n;
+	atomic_fetch_add(&obj_pool_live, 1);
+	return obj_pool + at;
 out:
 	errno = ENOMEM;
 	return NULL;
 }
 
-static int obj_boot_owns(const void *p)
+static int obj_pool_owns(const void *p)
 {
-	return (const unsigned char *)p >= obj_boot &&
-	       (const unsigned char *)p < obj_boot + OBJ_BOOT;
+	return (const unsigned char *)p >= obj_pool &&
+	       (const unsigned char *)p < obj_pool + OBJ_POOL;
+}
+
+static void obj_pool_free(void *p)
+{
+	(void)p;
+	atomic_fetch_sub(&obj_pool_live, 1);
+}
+
+static void *obj_pool_realloc(void *p, size_t n)
+{
+	size_t old;
+	void *q;
+
+	if (!p)
+		return obj_pool_alloc(n, 0);
+	memcpy(&old, (unsigned char *)p - sizeof(old), sizeof(old));
+	q = obj_pool_alloc(n, 0);
+	if (q) {
+		memcpy(q, p, old < n ? old : n);
+		obj_pool_free(p);
+	}
+	return q;
+}
+
+/* t's allocations come from the pool until obj_pool_leave. */
+static void obj_pool_enter(struct agent_thread *t)
+{
+	while (atomic_flag_test_and_set_explicit(&obj_pool_lock, memory_order_acquire))
+		sched_yield();
+	t->obj_own = 1;
+}
+
+static void obj_pool_leave(struct agent_thread *t)
+{
+	t->obj_own = 0;
+	if (!atomic_load(&obj_pool_live))
+		obj_pool_used = 0;
+	atomic_flag_clear_explicit(&obj_pool_lock, memory_order_release);
+}
+
+void objects_fork_child(void)
+{
+	/* Another thread held the pool: its blocks are gone with it. */
+	obj_pool_used = 0;
+	atomic_store(&obj_pool_live, 0);
+	atomic_flag_clear(&obj_pool_lock);
 }
 
 /*
  * The next definitions.  Two threads may get here at once: each resolves
  * into its own copy and uses it; the first one to finish publishes.
- * Nobody waits, since the other might hold the loader lock dlsym needs.
+ * Nobody waits, since the other might hold the loader lock the lookup needs.
  */
 static const struct obj_real *obj_resolve(struct obj_real *r)
 {
 	int expect = 0;
 
-	obj_resolving++;
-#define OBJ_SYM(f) (*(void **)&r->f = dlsym(RTLD_NEXT, #f))
+#define OBJ_SYM(f) (*(void **)&r->f = agent_next(#f))
 	OBJ_SYM(malloc);
 	OBJ_SYM(free);
 	OBJ_SYM(calloc);
@@ -205,7 +263,6 @@ static const struct obj_real *obj_resolve(struct obj_real *r)
 	OBJ_SYM(munmap);
 	OBJ_SYM(mremap);
 #undef OBJ_SYM
-	obj_resolving--;
 	if (atomic_compare_exchange_strong(&obj_state, &expect, 1)) {
 		obj_real = *r;
 		atomic_store_explicit(&obj_state, 2, memory_order_release);
@@ -218,10 +275,17 @@ static const struct obj_real *obj_resolve(struct obj_real *r)
 	((r) = atomic_load_explicit(&obj_state, memory_order_acquire) == 2 ? \
 	       &obj_real : obj_resolve(&(tmp)))
 
-static int obj_want(uint64_t ra)
+/* The calling thread, when its allocations are being recorded or come
+ * from the pool; else NULL. */
+static struct agent_thread *obj_self(void)
 {
-	return atomic_load_explicit(&obj_on, memory_order_relaxed) && !obj_busy &&
-	       (ra < obj_self_lo || ra >= obj_self_hi);
+	return atomic_load_explicit(&obj_on, memory_order_relaxed) ? agent_self() : NULL;
+}
+
+/* A block for the program from a call that returns to ra: recorded? */
+static int obj_want(const struct agent_thread *t, uint64_t ra)
+{
+	return t && !t->obj_busy && (ra < obj_self_lo || ra >= obj_self_hi);
 }
 
 /* ---------------------------------------------------------------- time */
@@ -253,37 +317,24 @@ static uint64_t obj_coarse(const struct obj_thread *ts, uint64_t tick)
 
 /* ------------------------------------------------------------- records */
 
-static uint32_t obj_tid(void)
-{
-	struct obj_thread *ts = obj_ts;
-
-	return ts && ts != OBJ_DEAD ? ts->tid : (uint32_t)gettid();
-}
-
-static void obj_dropped(void)
-{
-	if (agent_self)
-		agent_self->st.dropped++;
-}
-
 /*
- * One REC_ALLOC.  `path`: its frames go into the record (a path not yet
- * defined in this process, or an uncached one with site 0); otherwise the
- * site number alone names the path.
+ * One REC_ALLOC of thread t.  `path`: its frames go into the record (a
+ * path not yet defined in this process, or an uncached one with site 0);
+ * otherwise the site number alone names the path.
  */
-static int obj_emit_alloc(const struct obj_site *path, uint32_t site, uint64_t addr,
-			  uint64_t size, uint64_t time, int kind, uint16_t flags)
+static int obj_emit_alloc(struct agent_thread *t, const struct obj_site *path, uint32_t site,
+			  uint64_t addr, uint64_t size, uint64_t time, int kind, uint16_t flags)
 {
 	uint8_t depth = path ? path->depth : 0;
 	uint32_t rsize = (uint32_t)(sizeof(struct rec_alloc) + depth * sizeof(uint64_t));
 	struct rec_alloc *r = arena_reserve(&agent_g.arena, rsize, REC_ALLOC);
 
 	if (!r) {
-		obj_dropped();
+		t->st.dropped++;
 		return -ENOSPC;
 	}
 	r->pid = (uint32_t)agent_g.pid;
-	r->tid = obj_tid();
+	r->tid = (uint32_t)t->tid;
 	r->time = time;
 	r->addr = addr;
 	r->size = size;
@@ -297,28 +348,29 @@ static int obj_emit_alloc(const struct obj_site *path, uint32_t site, uint64_t a
 	return 0;
 }
 
-static void obj_emit_free(uint64_t addr, uint64_t len, uint64_t time)
+/* t: NULL for a thread the agent does not profile. */
+static void obj_emit_free(struct agent_thread *t, uint64_t addr, uint64_t len, uint64_t time)
 {
 	struct rec_free r = { 0 };
 
 	r.pid = (uint32_t)agent_g.pid;
-	r.tid = obj_tid();
+	r.tid = t ? (uint32_t)t->tid : (uint32_t)gettid();
 	r.time = time;
 	r.addr = addr;
 	r.len = len;
-	if (arena_write(&agent_g.arena, &r, sizeof(r), REC_FREE))
-		obj_dropped();
+	if (arena_write(&agent_g.arena, &r, sizeof(r), REC_FREE) && t)
+		t->st.dropped++;
 }
 
 /* A block from a cached path: its frames the first time in this process. */
-static void obj_emit_site(struct obj_site *s, uint64_t addr, uint64_t size, uint64_t time,
-			  int kind, uint16_t flags)
+static void obj_emit_site(struct agent_thread *t, struct obj_site *s, uint64_t addr,
+			  uint64_t size, uint64_t time, int kind, uint16_t flags)
 {
 	int define = s->pid != (uint32_t)agent_g.pid;
 
 	/* The definition is reserved before any reference of this thread: the
 	 * consumer reads the arena in reservation order. */
-	if (!obj_emit_alloc(define ? s : NULL, s->id, addr, size, time, kind, flags) && define)
+	if (!obj_emit_alloc(t, define ? s : NULL, s->id, addr, size, time, kind, flags) && define)
 		s->pid = (uint32_t)agent_g.pid;
 }
 
@@ -410,7 +462,7 @@ static struct obj_site *obj_site_get(struct obj_thread *ts, uint64_t ra0, uint64
 	unsigned set, way;
 	struct obj_site *s;
 
-	if (!ts || cfa < ts->stack_lo || cfa >= ts->stack_hi) {
+	if (!ts || cfa < ts->t->stack_lo || cfa >= ts->t->stack_hi) {
 		obj_site_fill(scratch, ra0, cfa);
 		scratch->id = 0;
 		return scratch;
@@ -419,7 +471,7 @@ static struct obj_site *obj_site_get(struct obj_thread *ts, uint64_t ra0, uint64
 	for (way = 0; way < OBJ_WAYS; way++) {
 		s = &ts->site[set][way];
 		if (s->id && s->ra0 == ra0 && s->cfa == cfa &&
-		    cfa + s->reach <= ts->stack_hi && obj_site_check(s)) {
+		    cfa + s->reach <= ts->t->stack_hi && obj_site_check(s)) {
 			ts->mru[set] = (uint8_t)way;
 			return s;
 		}
@@ -446,9 +498,9 @@ static void obj_young_emit(struct obj_thread *ts, const struct obj_young *y)
 	struct obj_site *s = obj_young_site(ts, y);
 
 	if (s)
-		obj_emit_site(s, y->addr, y->size, y->time, y->kind, ALLOC_F_DEFERRED);
+		obj_emit_site(ts->t, s, y->addr, y->size, y->time, y->kind, ALLOC_F_DEFERRED);
 	else /* its path left the cache: the number alone, defined or not */
-		obj_emit_alloc(NULL, y->site, y->addr, y->size, y->time, y->kind,
+		obj_emit_alloc(ts->t, NULL, y->site, y->addr, y->size, y->time, y->kind,
 			       ALLOC_F_DEFERRED);
 }
 
@@ -474,11 +526,11 @@ static void obj_young_flush(struct obj_thread *ts)
 	}
 }
 
-void objects_on_sample(uint64_t addr)
+void objects_on_sample(struct agent_thread *t, uint64_t addr)
 {
-	struct obj_thread *ts = obj_ts;
+	struct obj_thread *ts = t->obj;
 
-	if (!ts || ts == OBJ_DEAD || !addr)
+	if (!ts || !addr)
 		return;
 	for (unsigned i = 0; i < OBJ_NURSERY; i++) {
 		struct obj_young *y = &ts->young[i];
@@ -511,99 +563,99 @@ static void obj_young_push(struct obj_thread *ts, const struct obj_site *s, unsi
 
 /* ------------------------------------------------------- thread state */
 
-static void obj_stack_range(uint64_t *lo, uint64_t *hi)
+/* The calling thread's stack.  pthread_getattr_np allocates (the first
+ * thread's reads /proc/self/maps with fopen, every thread's copies its CPU
+ * set): from the agent's pool. */
+static void obj_stack_range(struct agent_thread *t)
 {
 	pthread_attr_t a;
 	void *addr = NULL;
 	size_t size = 0;
 
-	*lo = *hi = 0;
-	if (pthread_getattr_np(pthread_self(), &a))
-		return;
-	if (!pthread_attr_getstack(&a, &addr, &size)) {
-		*lo = (uint64_t)(uintptr_t)addr;
-		*hi = *lo + size;
+	t->stack_lo = t->stack_hi = 0;
+	obj_pool_enter(t);
+	if (!pthread_getattr_np(pthread_self(), &a)) {
+		if (!pthread_attr_getstack(&a, &addr, &size)) {
+			t->stack_lo = (uint64_t)(uintptr_t)addr;
+			t->stack_hi = t->stack_lo + size;
+		}
+		(void)pthread_attr_destroy(&a); /* glibc's cannot fail */
 	}
-	(void)pthread_attr_destroy(&a); /* glibc's cannot fail */
+	obj_pool_leave(t);
 }
 
-/*
- * This thread's state, made at its first allocation (a thread that never
- * allocates costs no page).  Only objects_thread_start asks for the stack
- * range: pthread_getattr_np takes the thread's lock and calls realloc
- * under it, so it must not run inside an interposer.
- */
-static struct obj_thread *obj_thread_get(const struct obj_real *r)
+/* t's state, made at its first block (a slot whose threads never allocate
+ * costs no page). */
+static struct obj_thread *obj_thread_get(struct agent_thread *t, const struct obj_real *r)
 {
-	struct obj_thread *ts = obj_ts;
+	struct obj_thread *ts = t->obj;
 
 	if (ts)
-		return ts == OBJ_DEAD ? NULL : ts;
+		return ts;
 	ts = r->mmap(NULL, sizeof(*ts), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		     -1, 0);
-	if (ts == MAP_FAILED) {
-		obj_ts = OBJ_DEAD;
+	if (ts == MAP_FAILED)
 		return NULL;
-	}
-	ts->tid = (uint32_t)gettid();
-	ts->stack_lo = obj_stack_lo;
-	ts->stack_hi = obj_stack_hi;
-	obj_ts = ts;
-	/* Thread exit publishes the nursery (obj_thread_end). */
-	ts->nodefer = pthread_setspecific(obj_key, ts) != 0;
+	ts->t = t;
+	t->obj = ts;
 	return ts;
 }
 
-static void obj_thread_end(void *arg)
+void objects_thread_stop(struct agent_thread *t)
 {
-	struct obj_thread *ts = arg;
+	struct obj_thread *ts = t->obj;
 
-	obj_busy++;
+	if (!ts)
+		return;
+	t->obj_busy++;
 	obj_young_flush(ts);
-	obj_ts = OBJ_DEAD;
-	(void)obj_real.munmap(ts, sizeof(*ts)); /* nothing to do if it fails */
-	obj_busy--;
+	/* Clean for the slot's next thread. */
+	memset(ts, 0, sizeof(*ts));
+	ts->t = t;
+	t->obj_busy--;
 }
 
-static void obj_exit(void)
+void objects_exit(void)
 {
-	struct obj_thread *ts = obj_ts;
+	struct agent_thread *t = agent_self();
 
-	obj_busy++;
+	if (!atomic_load(&obj_on))
+		return;
 	atomic_store(&obj_exiting, 1);
-	if (ts && ts != OBJ_DEAD)
-		obj_young_flush(ts);
-	obj_busy--;
+	if (t && t->obj) {
+		t->obj_busy++;
+		obj_young_flush(t->obj);
+		t->obj_busy--;
+	}
 }
 
 /* ------------------------------------------------------------- hooks */
 
-/* A new block from the call that returns to ra0 (interposer CFA cfa). */
-static void obj_note(const struct obj_real *r, void *p, uint64_t size, int kind, uint64_t ra0,
-		     uint64_t cfa)
+/* A new block of t from the call that returns to ra0 (interposer CFA cfa). */
+static void obj_note(struct agent_thread *t, const struct obj_real *r, void *p, uint64_t size,
+		     int kind, uint64_t ra0, uint64_t cfa)
 {
 	struct obj_site scratch, *s;
 	struct obj_thread *ts;
 	unsigned set, way;
 
-	obj_busy++;
-	agent_quiet++; /* cdt's bookkeeping: its samples are not the program's */
-	ts = obj_thread_get(r);
+	t->obj_busy++;
+	t->quiet++; /* cdt's bookkeeping: its samples are not the program's */
+	ts = obj_thread_get(t, r);
 	s = obj_site_get(ts, ra0, cfa, &scratch);
 	if (s == &scratch) {
-		obj_emit_alloc(s, 0, (uint64_t)(uintptr_t)p, size, obj_exact(ts), kind, 0);
+		obj_emit_alloc(t, s, 0, (uint64_t)(uintptr_t)p, size, obj_exact(ts), kind, 0);
 		goto out;
 	}
 	set = (unsigned)((s - &ts->site[0][0]) / OBJ_WAYS);
 	way = (unsigned)((s - &ts->site[0][0]) % OBJ_WAYS);
-	if (kind == ALLOC_MMAP || s->churn < OBJ_CHURN || ts->nodefer ||
-	    atomic_load(&obj_exiting)) {
-		uint64_t t = obj_exact(ts);
+	if (kind == ALLOC_MMAP || s->churn < OBJ_CHURN || atomic_load(&obj_exiting)) {
+		uint64_t now = obj_exact(ts);
 
-		obj_emit_site(s, (uint64_t)(uintptr_t)p, size, t, kind, 0);
+		obj_emit_site(t, s, (uint64_t)(uintptr_t)p, size, now, kind, 0);
 		if (kind != ALLOC_MMAP)
-			obj_young_push(ts, s, set, way, (uint64_t)(uintptr_t)p, size, t, 0, kind,
-				       1);
+			obj_young_push(ts, s, set, way, (uint64_t)(uintptr_t)p, size, now, 0,
+				       kind, 1);
 	} else {
 		uint64_t tick = obj_tick();
 
@@ -611,19 +663,22 @@ static void obj_note(const struct obj_real *r, void *p, uint64_t size, int kind,
 			       obj_coarse(ts, tick), tick, kind, 0);
 	}
 out:
-	agent_quiet--;
-	obj_busy--;
+	t->quiet--;
+	t->obj_busy--;
 }
 
-/* Block p ends (free, or the old block of a realloc: `death` 0). */
-static void obj_forget(void *p, int death)
+/* Block p ends (free, or the old block of a realloc: `death` 0); t: NULL
+ * for a thread the agent does not profile. */
+static void obj_forget(struct agent_thread *t, void *p, int death)
 {
-	struct obj_thread *ts = obj_ts;
+	struct obj_thread *ts = t ? t->obj : NULL;
 	uint64_t addr = (uint64_t)(uintptr_t)p;
 
-	obj_busy++;
-	agent_quiet++;
-	if (ts && ts != OBJ_DEAD) {
+	if (t) {
+		t->obj_busy++;
+		t->quiet++;
+	}
+	if (ts) {
 		for (unsigned i = 1; i <= OBJ_NURSERY; i++) {
 			struct obj_young *y = &ts->young[(ts->head + OBJ_NURSERY - i) % OBJ_NURSERY];
 			struct obj_site *s;
@@ -646,14 +701,23 @@ static void obj_forget(void *p, int death)
 			}
 			y->addr = 0;
 			if (y->published)
-				obj_emit_free(addr, 0, obj_exact(ts));
+				obj_emit_free(t, addr, 0, obj_exact(ts));
 			goto out;
 		}
 	}
-	obj_emit_free(addr, 0, obj_exact(ts && ts != OBJ_DEAD ? ts : NULL));
+	obj_emit_free(t, addr, 0, obj_exact(ts));
 out:
-	agent_quiet--;
-	obj_busy--;
+	if (t) {
+		t->quiet--;
+		t->obj_busy--;
+	}
+}
+
+/* A block of the program's ends, freed by a call that returns to ra: recorded? */
+static int obj_want_free(const struct agent_thread *t, uint64_t ra)
+{
+	return atomic_load_explicit(&obj_on, memory_order_relaxed) && (!t || !t->obj_busy) &&
+	       (ra < obj_self_lo || ra >= obj_self_hi);
 }
 
 static void obj_self_range(void)
@@ -685,8 +749,8 @@ static _Unwind_Reason_Code obj_warm_frame(struct _Unwind_Context *ctx, void *arg
 	return _URC_END_OF_STACK;
 }
 
-/* Once per process image, at agent start (not in a handler). */
-static int objects_setup(void)
+/* Once per process image, at agent start (not in a handler), in thread t. */
+static int objects_setup(struct agent_thread *t)
 {
 	static int done;
 	struct obj_real tmp;
@@ -704,53 +768,33 @@ static int objects_setup(void)
 		return 0;
 	}
 	obj_self_range();
-	if (pthread_key_create(&obj_key, obj_thread_end)) {
-		agent_error(EAGAIN, "agent: no thread-specific key left; heap objects are "
-				    "not recorded");
-		return 0;
-	}
-	/* The unwinder's first call may set itself up: here, not in malloc. */
-	obj_busy++;
+	/* The unwinder's first call sets itself up: here, not in malloc. */
+	t->obj_busy++;
 	(void)_Unwind_Backtrace(obj_warm_frame, NULL);
-	obj_busy--;
-	if (atexit(obj_exit))
-		agent_error(ENOMEM, "agent: no exit hook; short-lived heap blocks of the last "
-				    "thread may be missing");
+	t->obj_busy--;
 	atomic_store(&obj_on, 1);
 	return 1;
 }
 
 void objects_thread_start(struct agent_thread *t)
 {
-	struct obj_thread *ts = obj_ts;
-	uint64_t lo, hi;
+	struct rec_alloc a = { 0 };
 
-	if (!objects_setup())
+	if (!objects_setup(t))
 		return;
-	obj_busy++;
-	obj_stack_range(&lo, &hi);
-	obj_stack_lo = lo;
-	obj_stack_hi = hi;
-	if (ts && ts != OBJ_DEAD) { /* made already: a fork child's, or by an early malloc */
-		ts->stack_lo = lo;
-		ts->stack_hi = hi;
-		ts->tid = (uint32_t)t->tid;
-	} else {
-		ts = NULL;
-	}
-	if (hi > lo) {
-		struct rec_alloc a = { 0 };
-
-		a.pid = (uint32_t)agent_g.pid;
-		a.tid = (uint32_t)t->tid;
-		a.time = obj_exact(ts);
-		a.addr = lo;
-		a.size = hi - lo;
-		a.kind = ALLOC_STACK;
-		if (arena_write(&agent_g.arena, &a, sizeof(a), REC_ALLOC))
-			t->st.dropped++;
-	}
-	obj_busy--;
+	obj_stack_range(t);
+	if (t->obj) /* a fork child's first thread goes on with its blocks */
+		t->obj->t = t;
+	if (t->stack_hi <= t->stack_lo)
+		return;
+	a.pid = (uint32_t)agent_g.pid;
+	a.tid = (uint32_t)t->tid;
+	a.time = obj_exact(t->obj);
+	a.addr = t->stack_lo;
+	a.size = t->stack_hi - t->stack_lo;
+	a.kind = ALLOC_STACK;
+	if (arena_write(&agent_g.arena, &a, sizeof(a), REC_ALLOC))
+		t->st.dropped++;
 }
 
 /* ---------------------------------------------------------- interposers */
@@ -758,37 +802,46 @@ void objects_thread_start(struct agent_thread *t)
 #define OBJ_RA() ((uint64_t)(uintptr_t)__builtin_return_address(0))
 #define OBJ_CFA() ((uint64_t)(uintptr_t)__builtin_frame_address(0) + 16)
 
+/* The agent's own calls (obj_pool_enter): t, when they are being made. */
+static int obj_own(const struct agent_thread *t)
+{
+	return t && t->obj_own;
+}
+
 AGENT_API void *malloc(size_t n)
 {
+	struct agent_thread *t = obj_self();
 	struct obj_real tmp;
 	const struct obj_real *r;
 	void *p;
 
-	if (obj_resolving)
-		return obj_boot_alloc(n);
+	if (obj_own(t))
+		return obj_pool_alloc(n, 0);
 	OBJ_FNS(r, tmp);
 	if (!r->malloc) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	p = r->malloc(n);
-	if (p && obj_want(OBJ_RA()))
-		obj_note(r, p, n, ALLOC_MALLOC, OBJ_RA(), OBJ_CFA());
+	if (p && obj_want(t, OBJ_RA()))
+		obj_note(t, r, p, n, ALLOC_MALLOC, OBJ_RA(), OBJ_CFA());
 	return p;
 }
 
 AGENT_API void *calloc(size_t n, size_t size)
 {
+	struct agent_thread *t = obj_self();
 	struct obj_real tmp;
 	const struct obj_real *r;
 	void *p;
 
-	if (obj_resolving) {
+	if (obj_own(t)) {
 		if (size && n > SIZE_MAX / size) {
 			errno = ENOMEM;
 			return NULL;
 		}
-		return obj_boot_alloc(n * size); /* never handed out before: zero */
+		p = obj_pool_alloc(n * size, 0);
+		return p ? memset(p, 0, n * size) : NULL;
 	}
 	OBJ_FNS(r, tmp);
 	if (!r->calloc) {
@@ -796,68 +849,77 @@ AGENT_API void *calloc(size_t n, size_t size)
 		return NULL;
 	}
 	p = r->calloc(n, size);
-	if (p && obj_want(OBJ_RA()))
-		obj_note(r, p, (uint64_t)n * size, ALLOC_CALLOC, OBJ_RA(), OBJ_CFA());
+	if (p && obj_want(t, OBJ_RA()))
+		obj_note(t, r, p, (uint64_t)n * size, ALLOC_CALLOC, OBJ_RA(), OBJ_CFA());
 	return p;
 }
 
 AGENT_API void free(void *p)
 {
+	struct agent_thread *t;
 	struct obj_real tmp;
 	const struct obj_real *r;
 
-	if (!p || obj_boot_owns(p))
+	if (!p)
 		return;
-	if (obj_resolving)
-		return; /* nothing to free it with yet: keep it */
+	if (obj_pool_owns(p)) {
+		obj_pool_free(p);
+		return;
+	}
+	t = obj_self();
 	OBJ_FNS(r, tmp);
-	if (obj_want(OBJ_RA()))
-		obj_forget(p, 1);
+	if (obj_want_free(t, OBJ_RA()))
+		obj_forget(t, p, 1);
 	if (r->free)
 		r->free(p);
 }
 
-/* A block from the static buffer moves to the real heap. */
-static void *obj_boot_move(const struct obj_real *r, void *p, size_t n)
+/* A block of the pool outside the calls that made it (none is known to
+ * outlive them) moves to the program's heap. */
+static void *obj_pool_move(const struct obj_real *r, void *p, size_t n)
 {
 	size_t old;
 	void *q;
 
-	memcpy(&old, (unsigned char *)p - 16, sizeof(old));
+	memcpy(&old, (unsigned char *)p - sizeof(old), sizeof(old));
 	q = r->malloc ? r->malloc(n ? n : 1) : NULL;
-	if (q)
+	if (q) {
 		memcpy(q, p, old < n ? old : n);
+		obj_pool_free(p);
+	}
 	return q;
 }
 
 AGENT_API void *realloc(void *p, size_t n)
 {
+	struct agent_thread *t = obj_self();
 	struct obj_real tmp;
 	const struct obj_real *r;
 	int want;
 	void *q;
 
-	if (obj_resolving)
-		return p ? NULL : obj_boot_alloc(n);
+	if (obj_own(t) && (!p || obj_pool_owns(p)))
+		return obj_pool_realloc(p, n);
 	OBJ_FNS(r, tmp);
-	if (p && obj_boot_owns(p))
-		return obj_boot_move(r, p, n);
+	if (p && obj_pool_owns(p))
+		return obj_pool_move(r, p, n);
 	if (!r->realloc) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	want = obj_want(OBJ_RA());
+	want = obj_want(t, OBJ_RA());
 	q = r->realloc(p, n);
 	/* p is gone when a block came back, or when n was 0 (glibc frees). */
 	if (want && p && (q || !n))
-		obj_forget(p, 0);
+		obj_forget(t, p, 0);
 	if (want && q)
-		obj_note(r, q, n, ALLOC_REALLOC, OBJ_RA(), OBJ_CFA());
+		obj_note(t, r, q, n, ALLOC_REALLOC, OBJ_RA(), OBJ_CFA());
 	return q;
 }
 
 AGENT_API void *reallocarray(void *p, size_t n, size_t size)
 {
+	struct agent_thread *t = obj_self();
 	struct obj_real tmp;
 	const struct obj_real *r;
 	int want;
@@ -867,60 +929,66 @@ AGENT_API void *reallocarray(void *p, size_t n, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (obj_resolving || (p && obj_boot_owns(p)))
+	if (obj_own(t) || (p && obj_pool_owns(p)))
 		return realloc(p, n * size);
 	OBJ_FNS(r, tmp);
 	if (!r->reallocarray) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	want = obj_want(OBJ_RA());
+	want = obj_want(t, OBJ_RA());
 	q = r->reallocarray(p, n, size);
 	if (want && p && (q || !n || !size))
-		obj_forget(p, 0);
+		obj_forget(t, p, 0);
 	if (want && q)
-		obj_note(r, q, (uint64_t)n * size, ALLOC_REALLOC, OBJ_RA(), OBJ_CFA());
+		obj_note(t, r, q, (uint64_t)n * size, ALLOC_REALLOC, OBJ_RA(), OBJ_CFA());
 	return q;
 }
 
 AGENT_API int posix_memalign(void **out, size_t align, size_t n)
 {
+	struct agent_thread *t = obj_self();
 	struct obj_real tmp;
 	const struct obj_real *r;
 	int err;
 
+	if (obj_own(t))
+		return (*out = obj_pool_alloc(n, align)) ? 0 : ENOMEM;
 	OBJ_FNS(r, tmp);
 	if (!r->posix_memalign)
 		return ENOMEM;
 	err = r->posix_memalign(out, align, n);
-	if (!err && *out && obj_want(OBJ_RA()))
-		obj_note(r, *out, n, ALLOC_MEMALIGN, OBJ_RA(), OBJ_CFA());
+	if (!err && *out && obj_want(t, OBJ_RA()))
+		obj_note(t, r, *out, n, ALLOC_MEMALIGN, OBJ_RA(), OBJ_CFA());
 	return err;
 }
 
 /* aligned_alloc, memalign, valloc, pvalloc: one shape. */
-#define OBJ_ALIGNED(name, params, args, size)                                       \
+#define OBJ_ALIGNED(name, params, args, align, size)                                \
 	AGENT_API void *name params                                                 \
 	{                                                                           \
+		struct agent_thread *t = obj_self();                                \
 		struct obj_real tmp;                                                \
 		const struct obj_real *r;                                           \
 		void *p;                                                            \
                                                                                     \
+		if (obj_own(t))                                                     \
+			return obj_pool_alloc(size, align);                         \
 		OBJ_FNS(r, tmp);                                                    \
 		if (!r->name) {                                                     \
 			errno = ENOMEM;                                             \
 			return NULL;                                                \
 		}                                                                   \
 		p = r->name args;                                                   \
-		if (p && obj_want(OBJ_RA()))                                        \
-			obj_note(r, p, size, ALLOC_MEMALIGN, OBJ_RA(), OBJ_CFA());  \
+		if (p && obj_want(t, OBJ_RA()))                                     \
+			obj_note(t, r, p, size, ALLOC_MEMALIGN, OBJ_RA(), OBJ_CFA()); \
 		return p;                                                           \
 	}
 
-OBJ_ALIGNED(aligned_alloc, (size_t align, size_t n), (align, n), n)
-OBJ_ALIGNED(memalign, (size_t align, size_t n), (align, n), n)
-OBJ_ALIGNED(valloc, (size_t n), (n), n)
-OBJ_ALIGNED(pvalloc, (size_t n), (n), n)
+OBJ_ALIGNED(aligned_alloc, (size_t align, size_t n), (align, n), align, n)
+OBJ_ALIGNED(memalign, (size_t align, size_t n), (align, n), align, n)
+OBJ_ALIGNED(valloc, (size_t n), (n), (size_t)getpagesize(), n)
+OBJ_ALIGNED(pvalloc, (size_t n), (n), (size_t)getpagesize(), n)
 
 static void *obj_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off,
 		      uint64_t ra, uint64_t cfa)
@@ -935,8 +1003,12 @@ static void *obj_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 		return MAP_FAILED;
 	}
 	p = r->mmap(addr, len, prot, flags, fd, off);
-	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && obj_want(ra))
-		obj_note(r, p, len, ALLOC_MMAP, ra, cfa);
+	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS)) {
+		struct agent_thread *t = obj_self();
+
+		if (obj_want(t, ra))
+			obj_note(t, r, p, len, ALLOC_MMAP, ra, cfa);
+	}
 	return p;
 }
 
@@ -950,11 +1022,26 @@ AGENT_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_
 	return obj_mmap(addr, len, prot, flags, fd, off, OBJ_RA(), OBJ_CFA());
 }
 
+/* A mapping of the program's ends at time `when`. */
+static void obj_unmapped(struct agent_thread *t, void *addr, size_t len, uint64_t when)
+{
+	if (t) {
+		t->obj_busy++;
+		t->quiet++;
+	}
+	obj_emit_free(t, (uint64_t)(uintptr_t)addr, len, when);
+	if (t) {
+		t->quiet--;
+		t->obj_busy--;
+	}
+}
+
 AGENT_API int munmap(void *addr, size_t len)
 {
+	struct agent_thread *t = obj_self();
 	struct obj_real tmp;
 	const struct obj_real *r;
-	uint64_t t = 0;
+	uint64_t when = 0;
 	int want, ret;
 
 	OBJ_FNS(r, tmp);
@@ -962,26 +1049,22 @@ AGENT_API int munmap(void *addr, size_t len)
 		errno = ENOSYS;
 		return -1;
 	}
-	want = obj_want(OBJ_RA());
+	want = obj_want_free(t, OBJ_RA());
 	if (want) /* before: a new mapping at this address starts after it */
-		t = agent_now();
+		when = agent_now();
 	ret = r->munmap(addr, len);
-	if (!ret && want) {
-		obj_busy++;
-		agent_quiet++;
-		obj_emit_free((uint64_t)(uintptr_t)addr, len, t);
-		agent_quiet--;
-		obj_busy--;
-	}
+	if (!ret && want)
+		obj_unmapped(t, addr, len, when);
 	return ret;
 }
 
 AGENT_API void *mremap(void *old, size_t oldlen, size_t newlen, int flags, ...)
 {
+	struct agent_thread *t = obj_self();
 	struct obj_real tmp;
 	const struct obj_real *r;
 	void *want_addr = NULL, *p;
-	uint64_t t = 0;
+	uint64_t when = 0;
 	int want;
 
 	if (flags & MREMAP_FIXED) {
@@ -996,19 +1079,15 @@ AGENT_API void *mremap(void *old, size_t oldlen, size_t newlen, int flags, ...)
 		errno = ENOSYS;
 		return MAP_FAILED;
 	}
-	want = obj_want(OBJ_RA());
+	want = obj_want_free(t, OBJ_RA());
 	if (want)
-		t = agent_now();
+		when = agent_now();
 	p = r->mremap(old, oldlen, newlen, flags, want_addr);
 	if (p != MAP_FAILED && want) {
-		if (!(flags & MREMAP_DONTUNMAP)) {
-			obj_busy++;
-			agent_quiet++;
-			obj_emit_free((uint64_t)(uintptr_t)old, oldlen, t);
-			agent_quiet--;
-			obj_busy--;
-		}
-		obj_note(r, p, newlen, ALLOC_MMAP, OBJ_RA(), OBJ_CFA());
+		if (!(flags & MREMAP_DONTUNMAP))
+			obj_unmapped(t, old, oldlen, when);
+		if (t)
+			obj_note(t, r, p, newlen, ALLOC_MMAP, OBJ_RA(), OBJ_CFA());
 	}
 	return p;
 }

@@ -52,16 +52,14 @@
  */
 static _Atomic uint64_t *soft_sites;
 
-static __thread int soft_steps_left __attribute__((tls_model("initial-exec")));
-static __thread uint64_t soft_t0 __attribute__((tls_model("initial-exec")));
-/* The CPU clock when a timed sample's walk began, 0 if it is not timed. */
-static __thread uint64_t soft_cpu0 __attribute__((tls_model("initial-exec")));
-/* The interrupted IP of the sample being walked. */
-static __thread uint64_t soft_ip0 __attribute__((tls_model("initial-exec")));
-
-int soft_stepping(void)
+/*
+ * The walk of a thread's sample, in its slot: steps_left, the sample's
+ * time (soft_t0), the CPU clock when a timed sample's walk began
+ * (soft_cpu0, 0 if it is not timed) and the interrupted IP (soft_ip0).
+ */
+int soft_stepping(const struct agent_thread *t)
 {
-	return soft_steps_left > 0;
+	return t && t->steps_left > 0;
 }
 
 /* how: SAMPLE_F_STEP (stepped to), SAMPLE_F_BEHIND (the stall site) or 0. */
@@ -84,11 +82,11 @@ static void soft_emit(struct agent_thread *t, const struct insn_access *acc,
 	s.flags = (uint8_t)((acc->flags & ACC_F_ADDR ? SAMPLE_F_ADDR : 0) |
 			    (acc->flags & ACC_F_STACK ? SAMPLE_F_STACK : 0) |
 			    how |
-			    (!(how & SAMPLE_F_BEHIND) && ((how & SAMPLE_F_STEP) || acc->ip != soft_ip0) ?
+			    (!(how & SAMPLE_F_BEHIND) && ((how & SAMPLE_F_STEP) || acc->ip != t->soft_ip0) ?
 				     SAMPLE_F_AHEAD : 0));
 	t->st.mem_samples++;
 	if (acc->flags & ACC_F_ADDR)
-		objects_on_sample(acc->addr);
+		objects_on_sample(t, acc->addr);
 	if (agent_g.tool->sample)
 		agent_g.tool->sample(t, &s);
 }
@@ -106,7 +104,7 @@ static void soft_emit_nomem(struct agent_thread *t, uint64_t time)
 	s.pid = (uint32_t)agent_g.pid;
 	s.tid = (uint32_t)t->tid;
 	s.time = time;
-	s.ip = soft_ip0;
+	s.ip = t->soft_ip0;
 	s.cpu = (uint32_t)sched_getcpu();
 	s.source = SRC_SOFT;
 	s.flags = SAMPLE_F_NOMEM;
@@ -158,20 +156,35 @@ static int soft_try(struct agent_thread *t, ucontext_t *uc, uint64_t time, int s
 	return r == 0 && !soft_may_step(uc, &acc) ? SOFT_KERNEL : r;
 }
 
-/* The walk is over: t (NULL if the thread's slot is gone) pays for it. */
+/* The walk is over: t pays for it. */
 static void soft_walk_end(struct agent_thread *t)
 {
-	if (soft_cpu0 && t) {
-		t->ext.sample_cpu_ns += agent_cpu_now() - soft_cpu0;
+	if (t->soft_cpu0) {
+		t->ext.sample_cpu_ns += agent_cpu_now() - t->soft_cpu0;
 		t->ext.sample_cpu_n++;
 	}
-	soft_cpu0 = 0;
+	t->soft_cpu0 = 0;
 }
 
+/* t: NULL if the thread's slot is gone. */
 static void soft_stop_stepping(struct agent_thread *t, ucontext_t *uc)
 {
-	soft_steps_left = 0;
 	uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)X86_EFLAGS_TF;
+	if (!t)
+		return;
+	t->steps_left = 0;
+	soft_walk_end(t);
+}
+
+void soft_thread_stop(struct agent_thread *t)
+{
+	if (!soft_stepping(t))
+		return;
+	/* The trap flag off now: a step after the slot is free would find
+	 * no walk, and go to the program's SIGTRAP handler. */
+	__builtin_ia32_writeeflags_u64(__builtin_ia32_readeflags_u64() &
+				       ~(unsigned long long)X86_EFLAGS_TF);
+	t->steps_left = 0;
 	soft_walk_end(t);
 }
 
@@ -219,7 +232,7 @@ static uint64_t soft_site(uint64_t ip)
 /* The access the sample stalled on, emitted: 1; 0 if there is none. */
 static int soft_stalled(struct agent_thread *t, ucontext_t *uc, uint64_t time)
 {
-	uint64_t ip = soft_ip0, page = (uint64_t)getpagesize(), site;
+	uint64_t ip = t->soft_ip0, page = (uint64_t)getpagesize(), site;
 	struct decode_regs regs;
 	struct insn_access acc;
 	uint8_t code[15];
@@ -242,22 +255,22 @@ void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0, uint64_
 
 	t->st.samples++;
 	/* A sample while stepping starts afresh: the old walk ends here. */
-	if (soft_stepping())
+	if (soft_stepping(t))
 		soft_stop_stepping(t, uc);
-	soft_cpu0 = cpu0;
-	soft_ip0 = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	t->soft_cpu0 = cpu0;
+	t->soft_ip0 = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	r = soft_stalled(t, uc, t0) ? 1 : soft_try(t, uc, t0, 0);
 	if (r == 0 && agent_g.cfg.max_steps) {
 		/* Not a memory access: step to the next instruction. */
-		soft_steps_left = (int)agent_g.cfg.max_steps;
-		soft_t0 = t0;
+		t->steps_left = (int)agent_g.cfg.max_steps;
+		t->soft_t0 = t0;
 		uc->uc_mcontext.gregs[REG_EFL] |= X86_EFLAGS_TF;
 	} else if (r < 0) {
 		t->st.decode_fail++;
 	} else if (r != 1) {
 		soft_emit_nomem(t, t0);
 	}
-	if (!soft_stepping())
+	if (!soft_stepping(t))
 		soft_walk_end(t);
 	t->st.handler_ns += agent_now() - t0;
 }
@@ -283,15 +296,15 @@ void soft_on_step(struct agent_thread *t, ucontext_t *uc)
 		return;
 	}
 	t->st.steps++;
-	r = soft_try(t, uc, soft_t0, 1);
+	r = soft_try(t, uc, t->soft_t0, 1);
 	if (r != 0) {
 		if (r < 0)
 			t->st.decode_fail++;
 		else if (r == SOFT_KERNEL)
-			soft_emit_nomem(t, soft_t0);
+			soft_emit_nomem(t, t->soft_t0);
 		soft_stop_stepping(t, uc);
-	} else if (--soft_steps_left == 0) {
-		soft_emit_nomem(t, soft_t0);
+	} else if (--t->steps_left == 0) {
+		soft_emit_nomem(t, t->soft_t0);
 		soft_stop_stepping(t, uc);
 	}
 	t->st.handler_ns += agent_now() - now;

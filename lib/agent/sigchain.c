@@ -37,7 +37,6 @@
  * A program that bypasses libc (raw rt_sigaction) is caught by
  * sigchain_check().
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -65,16 +64,14 @@ static unsigned char prog_mask_had[SIGCHAIN_NSIG];
 /* The program's handlers installed with SA_ONSTACK, behind sigchain_onstack. */
 static struct sigaction prog_onstack[SIGCHAIN_NSIG];
 static void sigchain_onstack(int sig, siginfo_t *si, void *uc);
-/* Which of cdt's signals this thread's program believes it blocked. */
-static __thread unsigned sigchain_believed __attribute__((tls_model("initial-exec")));
-/* Signals of cdt's numbers taken while held, to queue again on release. */
-#define SIGCHAIN_LATER 4
-static __thread siginfo_t sigchain_later[SIGCHAIN_LATER] __attribute__((tls_model("initial-exec")));
-static __thread int sigchain_nlater __attribute__((tls_model("initial-exec")));
-/* A handler of the program runs on its own stack, cdt's events paused
- * (its debug registers too, if a sibling let go of them in time). */
-static __thread int sigchain_held __attribute__((tls_model("initial-exec")));
-static __thread int sigchain_wpt_held __attribute__((tls_model("initial-exec")));
+/*
+ * Per thread, in its slot (struct agent_thread): which of cdt's signals
+ * its program believes it blocked (believed); whether a handler of the
+ * program runs on its own stack with cdt's events paused (held), its debug
+ * registers too if a sibling let go of them in time (wpt_held); signals
+ * of cdt's numbers taken meanwhile, to queue again on release (later).
+ * A thread without a slot is not profiled: its masks are the program's.
+ */
 
 static int sigchain_sig(int i)
 {
@@ -91,7 +88,7 @@ static sigaction_fn real_sigaction(void)
 	static sigaction_fn fn;
 
 	if (!fn)
-		fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+		fn = (sigaction_fn)agent_next("sigaction");
 	return fn;
 }
 
@@ -169,12 +166,9 @@ int sigchain_handler_entry(uint64_t ip)
 
 unsigned sigchain_believed_get(void)
 {
-	return sigchain_believed;
-}
+	struct agent_thread *t = agent_self();
 
-void sigchain_believed_set(unsigned bits)
-{
-	sigchain_believed = bits;
+	return t ? t->believed : 0;
 }
 
 /* set without cdt's signals, in *copy if it had one; what to hand the kernel. */
@@ -206,19 +200,19 @@ static void sigchain_take_pending(struct agent_thread *t)
 		    (data & SIGDATA_MASK) == SIGDATA_MAGIC &&
 		    (data & SIGDATA_KIND_MASK) == SIGDATA_WPT)
 			t->ext.async++;
-		else if (sigchain_nlater < SIGCHAIN_LATER)
-			sigchain_later[sigchain_nlater++] = si;
+		else if (t->nlater < SIGCHAIN_LATER)
+			t->later[t->nlater++] = si;
 	}
 }
 
 /* What was taken comes again, when cdt's signals are unblocked off the
  * program's stack: a sample due in the handler comes after it. */
-static void sigchain_give_back(void)
+static void sigchain_give_back(struct agent_thread *t)
 {
-	for (int i = 0; i < sigchain_nlater; i++)
-		syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), sigchain_later[i].si_signo,
-			&sigchain_later[i]);
-	sigchain_nlater = 0;
+	for (int i = 0; i < t->nlater; i++)
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), t->later[i].si_signo,
+			&t->later[i]);
+	t->nlater = 0;
 }
 
 /* On t's own stack (sigchain_aside): pause t's events.  The clock is
@@ -232,9 +226,9 @@ static int sigchain_hold(int unused, siginfo_t *si, void *tp)
 	(void)unused;
 	(void)si;
 	clock_pause(t);
-	sigchain_wpt_held = !wpt_pause(&t->wp);
+	t->wpt_held = !wpt_pause(&t->wp);
 	sigchain_take_pending(t);
-	sigchain_held = 1;
+	t->held = 1;
 	return 1;
 }
 
@@ -244,17 +238,17 @@ static int sigchain_release(int unused, siginfo_t *si, void *tp)
 
 	(void)unused;
 	(void)si;
-	if (sigchain_wpt_held)
+	if (t->wpt_held)
 		wpt_resume(&t->wp);
-	sigchain_wpt_held = 0;
+	t->wpt_held = 0;
 	/* A POSIX clock paused this often may not reach a tick expired, and
 	 * the governor, which would move the thread to the perf clock, runs
 	 * at samples: it runs here too (e2e/altstack had none in a run). */
 	if (agent_g.cfg.clock.budget_ppm)
 		clock_govern(t, agent_cpu_now());
 	clock_resume(t);
-	sigchain_give_back();
-	sigchain_held = 0;
+	sigchain_give_back(t);
+	t->held = 0;
 	return 0;
 }
 
@@ -281,18 +275,18 @@ static int sigchain_aside(int (*fn)(int, siginfo_t *, void *), struct agent_thre
 
 void sigchain_jump(void)
 {
-	struct agent_thread *t = agent_self;
+	struct agent_thread *t = agent_self();
 
-	if (sigchain_held && t)
+	if (t && t->held)
 		sigchain_aside(sigchain_release, t, 0);
 }
 
 int sigchain_jump_prepare(sigset_t *before)
 {
-	struct agent_thread *t = agent_self;
+	struct agent_thread *t = agent_self();
 	sigset_t all;
 
-	if (!sigchain_held || !t)
+	if (!t || !t->held)
 		return 0;
 	sigfillset(&all);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, before, _NSIG / 8);
@@ -308,12 +302,12 @@ int sigchain_jump_prepare(sigset_t *before)
  */
 static void sigchain_call(const struct sigaction *prog, int sig, siginfo_t *si, void *uc)
 {
-	struct agent_thread *t = agent_self;
+	struct agent_thread *t = agent_self();
 	char *sp = __builtin_frame_address(0);
 	int hold = 0;
 	sigset_t m, add;
 
-	if ((prog->sa_flags & SA_ONSTACK) && !sigchain_held && t && t->altstack &&
+	if ((prog->sa_flags & SA_ONSTACK) && t && !t->held && t->altstack &&
 	    sigchain_ours() && !agent_on_own_stack(t, sp))
 		hold = sigchain_aside(sigchain_hold, t, 0);
 	m = ((ucontext_t *)uc)->uc_sigmask;
@@ -328,7 +322,7 @@ static void sigchain_call(const struct sigaction *prog, int sig, siginfo_t *si, 
 		prog->sa_sigaction(sig, si, uc);
 	else
 		prog->sa_handler(sig);
-	if (hold && sigchain_held)
+	if (hold && t->held)
 		sigchain_aside(sigchain_release, t, 1);
 }
 
@@ -456,19 +450,20 @@ static unsigned sigchain_believe(int how, const sigset_t *set, unsigned was)
 /* The real call's result: 0 on success for both kinds. */
 static int sigchain_mask(sigmask_fn real, int how, const sigset_t *set, sigset_t *old)
 {
-	unsigned was = sigchain_believed;
+	struct agent_thread *t = agent_self();
+	unsigned was = t ? t->believed : 0;
 	sigset_t copy;
 	int r;
 
 	r = real(how, how == SIG_UNBLOCK ? set : sigchain_unblock(set, &copy), old);
-	if (r || !sigchain_ours())
+	if (r || !sigchain_ours() || !t)
 		return r;
 	if (old) {
 		sigchain_put(old, 0, 0);
 		sigchain_put(old, was, 1);
 	}
 	if (set)
-		sigchain_believed = sigchain_believe(how, set, was);
+		t->believed = sigchain_believe(how, set, was);
 	return 0;
 }
 
@@ -477,7 +472,7 @@ AGENT_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	static sigmask_fn real;
 
 	if (!real)
-		real = (sigmask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+		real = (sigmask_fn)agent_next("sigprocmask");
 	if (!real) {
 		errno = ENOSYS;
 		return -1;
@@ -490,7 +485,7 @@ AGENT_API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	static sigmask_fn real;
 
 	if (!real)
-		real = (sigmask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
+		real = (sigmask_fn)agent_next("pthread_sigmask");
 	/* pthread_sigmask reports errors by value, not errno. */
 	return real ? sigchain_mask(real, how, set, old) : ENOSYS;
 }
@@ -499,7 +494,7 @@ AGENT_API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 #define SIGCHAIN_REAL(name) \
 	static __typeof__(name) *real; \
 	if (!real) \
-		real = (__typeof__(name) *)dlsym(RTLD_NEXT, #name); \
+		real = (__typeof__(name) *)agent_next(#name); \
 	if (!real) { \
 		errno = ENOSYS; \
 		return -1; \

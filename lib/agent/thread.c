@@ -3,10 +3,10 @@
  * Threads: a slot each, an alternate signal stack (so handler frames never
  * touch watched stack data) and the sampling events, opened by the thread
  * itself when it starts.  New threads are caught by wrapping
- * pthread_create's start routine; a TLS destructor ends them.
+ * pthread_create's start routine; a thread-specific key's destructor ends
+ * them.
  */
 #include <asm/prctl.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -19,17 +19,29 @@
 
 #include "lib/agent/agent.h"
 
-static pthread_key_t thread_key;
+/* Each thread's slot, as its value of agent_key; the key's destructor ends
+ * the thread.  The first 32 keys' values are kept in the thread's own
+ * descriptor: setting one allocates nothing. */
+pthread_key_t agent_key;
+atomic_int agent_key_made;
 static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
 
+/* glibc clears the value before it calls the destructor: the thread's
+ * handlers find its slot until it is free. */
 static void thread_key_dtor(void *p)
 {
-	agent_thread_stop(p);
+	struct agent_thread *t = p;
+
+	if (!atomic_load(&t->used))
+		return;
+	pthread_setspecific(agent_key, t);
+	agent_thread_stop(t);
 }
 
 static void thread_key_make(void)
 {
-	pthread_key_create(&thread_key, thread_key_dtor);
+	if (!pthread_key_create(&agent_key, thread_key_dtor))
+		atomic_store_explicit(&agent_key_made, 1, memory_order_release);
 }
 
 static struct agent_thread *thread_slot_claim(void)
@@ -91,6 +103,7 @@ static void thread_record(struct agent_thread *t, uint64_t created)
 void agent_thread_send(struct agent_thread *t, uint16_t type)
 {
 	struct rec_thread_end r = { 0 };
+	int own = t == agent_self();
 
 	r.pid = (uint32_t)agent_g.pid;
 	r.tid = (uint32_t)t->tid;
@@ -99,10 +112,10 @@ void agent_thread_send(struct agent_thread *t, uint16_t type)
 	clock_sync(t);
 	r.ext = t->ext;
 	r.ext.cpu_ns = agent_cpu_of(t->tid);
-	if (t == agent_self)
+	if (own)
 		prctl(PR_GET_NAME, r.name, 0, 0, 0);
 	/* Only t counts into its stats: at exit another thread flushes them. */
-	if (arena_write(&agent_g.arena, &r, sizeof(r), type) && t == agent_self)
+	if (arena_write(&agent_g.arena, &r, sizeof(r), type) && own)
 		t->st.dropped++;
 }
 
@@ -114,22 +127,15 @@ void agent_thread_tick(struct agent_thread *t, uint64_t now)
 	agent_thread_send(t, REC_THREAD_STATS);
 }
 
-struct agent_thread *agent_thread_start(int main_thread, uint64_t created)
+/* t starts profiling the calling thread. */
+static struct agent_thread *thread_begin(struct agent_thread *t, int main_thread,
+					 uint64_t created)
 {
 	const struct agent_tool *tool = agent_g.tool;
-	struct agent_thread *t;
 	unsigned long fs = 0;
 	uint64_t now;
 	int err;
 
-	if (!agent_g.active || agent_check_handler())
-		return NULL;
-	t = thread_slot_claim();
-	if (!t) {
-		agent_error(ENOSPC, "agent: more live threads than the agent's table holds; "
-				    "a thread is not profiled");
-		return NULL;
-	}
 	now = agent_now();
 	t->state = agent_g.states ? agent_g.states + (size_t)(t - agent_g.thr) * agent_g.state_stride
 				  : NULL;
@@ -146,12 +152,16 @@ struct agent_thread *agent_thread_start(int main_thread, uint64_t created)
 	err = thread_altstack(t);
 	if (err)
 		agent_error(-err, "agent: no alternate signal stack for a thread");
-	agent_self = t;
-	pthread_once(&thread_key_once, thread_key_make);
-	pthread_setspecific(thread_key, t);
 	memset(&t->ext, 0, sizeof(t->ext));
 	/* Samples from here on would describe cdt's set-up, not the program. */
-	agent_quiet++;
+	t->quiet++;
+	pthread_once(&thread_key_once, thread_key_make);
+	if (!atomic_load(&agent_key_made) || pthread_setspecific(agent_key, t)) {
+		agent_error(EAGAIN, "agent: no thread-specific key left; a thread is not profiled");
+		t->quiet--;
+		atomic_store(&t->used, 0);
+		return NULL;
+	}
 	err = clock_open(t);
 	/* Under a lowered limit fds.c has said it once for all threads. */
 	if (err == -EMFILE && atomic_load(&agent_g.fds_low))
@@ -173,8 +183,39 @@ struct agent_thread *agent_thread_start(int main_thread, uint64_t created)
 	objects_thread_start(t);
 	if (tool->thread_start)
 		tool->thread_start(t);
-	agent_quiet--;
+	t->quiet--;
 	return t;
+}
+
+struct agent_thread *agent_thread_start(int main_thread, uint64_t created)
+{
+	struct agent_thread *t;
+
+	if (!agent_g.active || agent_check_handler())
+		return NULL;
+	t = thread_slot_claim();
+	if (!t) {
+		agent_error(ENOSPC, "agent: more live threads than the agent's table holds; "
+				    "a thread is not profiled");
+		return NULL;
+	}
+	/* Nothing of the slot's last thread. */
+	t->quiet = 0;
+	t->believed = 0;
+	t->held = t->wpt_held = t->nlater = 0;
+	t->steps_left = 0;
+	t->soft_cpu0 = 0;
+	t->obj_busy = t->obj_own = 0;
+	return thread_begin(t, main_thread, created);
+}
+
+struct agent_thread *agent_thread_restart(struct agent_thread *t)
+{
+	if (agent_g.active && !agent_check_handler())
+		return thread_begin(t, 1, 0);
+	atomic_store(&t->used, 0);
+	pthread_setspecific(agent_key, NULL);
+	return NULL;
 }
 
 void agent_thread_stop(struct agent_thread *t)
@@ -183,24 +224,24 @@ void agent_thread_stop(struct agent_thread *t)
 
 	if (!t || !atomic_load(&t->used))
 		return;
-	agent_quiet++;
+	t->quiet++;
+	soft_thread_stop(t);
 	clock_sync(t);
 	clock_close(t, 0);
-	if (t == agent_self) {
-		counters_tick(t, agent_now(), 1);
-		if (agent_g.tool->thread_stop)
-			agent_g.tool->thread_stop(t);
-	}
+	counters_tick(t, agent_now(), 1);
+	if (agent_g.tool->thread_stop)
+		agent_g.tool->thread_stop(t);
 	counters_close(t);
 	wpt_close(&t->wp);
+	objects_thread_stop(t);
 	/* Still ours, so the record carries the name the thread ends with. */
 	agent_thread_send(t, REC_THREAD_END);
-	agent_self = NULL;
+	pthread_setspecific(agent_key, NULL);
 	/* Off it before the slot is free; the next thread of the slot reuses it. */
 	if (t->altstack)
 		sigaltstack(&ss, NULL);
+	t->quiet--;
 	atomic_store(&t->used, 0);
-	agent_quiet--;
 }
 
 struct thread_boot {
@@ -235,9 +276,12 @@ static void *thread_trampoline(void *p)
 	struct thread_boot *boot = p, b = { .fn = boot->fn, .arg = boot->arg,
 					    .created = boot->created, .believed = boot->believed };
 
+	struct agent_thread *t;
+
 	atomic_store(&boot->used, 0);
-	sigchain_believed_set(b.believed);
-	agent_thread_start(0, b.created);
+	t = agent_thread_start(0, b.created);
+	if (t)
+		t->believed = b.believed;
 	return b.fn(b.arg);
 }
 
@@ -250,7 +294,7 @@ AGENT_API int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 
 	if (!real)
 		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
-				void *))dlsym(RTLD_NEXT, "pthread_create");
+				void *))agent_next("pthread_create");
 	if (!real)
 		return ENOSYS;
 	if (!agent_g.active)

@@ -106,7 +106,7 @@ static int setup(void **state)
 /* The handler's decision on a TRAP_BRKPT at ip, a watchpoint armed. */
 static int deliver_brkpt(const unsigned char *ip, int at)
 {
-	struct agent_thread *t = agent_self;
+	struct agent_thread *t = agent_self();
 	siginfo_t si = { 0 };
 	ucontext_t uc;
 	sigset_t m;
@@ -138,7 +138,7 @@ static void test_int1_either_way(void **state)
 	sa.sa_sigaction = prog_handler;
 	sa.sa_flags = SA_SIGINFO;
 	assert_int_equal(sigaction(SIGTRAP, &sa, NULL), 0);
-	assert_int_equal(wpt_arm(&agent_self->wp, 0, (uint64_t)&watched, 8, WPT_W, 0), 0);
+	assert_int_equal(wpt_arm(&agent_self()->wp, 0, (uint64_t)&watched, 8, WPT_W, 0), 0);
 
 	/* The byte before the IP and the byte at it: after, then at the int1. */
 	assert_int_equal(handler_int1(code + 1, 0), 1);
@@ -157,7 +157,7 @@ static void test_int1_either_way(void **state)
 	assert_int_equal(deliver_brkpt(code + 2, 1), 0);
 
 	agent_g.cfg.flags = 0;
-	assert_int_equal(wpt_disarm(&agent_self->wp, 0), 0);
+	assert_int_equal(wpt_disarm(&agent_self()->wp, 0), 0);
 	sa.sa_handler = SIG_DFL;
 	sa.sa_flags = 0;
 	assert_int_equal(sigaction(SIGTRAP, &sa, NULL), 0);
@@ -187,7 +187,7 @@ static size_t stack_depth(const struct agent_thread *t)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct agent_thread *t = agent_self;
+	struct agent_thread *t = agent_self();
 	stack_t ss = { 0 };
 	uint64_t x = (uint64_t)(uintptr_t)w, sum = 0;
 	void *mine = NULL;
@@ -242,7 +242,7 @@ static size_t run_tool(const char *tool, const void *params, size_t len, int own
 	if (!strcmp(tool, "record")) {
 		usleep(20000);
 		for (int i = 0; i < AGENT_MAX_THREADS && i < atomic_load(&agent_g.nthr); i++)
-			if (atomic_load(&agent_g.thr[i].used) && &agent_g.thr[i] != agent_self)
+			if (atomic_load(&agent_g.thr[i].used) && &agent_g.thr[i] != agent_self())
 				wpt_arm(&agent_g.thr[i].wp, 0, (uint64_t)&watched, 8, WPT_W, 0);
 	}
 	nanosleep(&d, NULL);

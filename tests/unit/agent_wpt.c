@@ -72,7 +72,7 @@ static void *sibling(void *p)
 {
 	struct sib *s = p;
 
-	s->t = agent_self;
+	s->t = agent_self();
 	for (int i = 0; i < s->rounds; i++) {
 		pthread_barrier_wait(&s->go);
 		s->fn();
@@ -113,10 +113,10 @@ static int setup(void **state)
 	agent_g.active = 1;
 	assert_non_null(agent_thread_start(1, 0));
 	/* Does a trap arrive at all?  If so, every count below is meant. */
-	assert_int_equal(wpt_arm(&agent_self->wp, 0, (uint64_t)&var_b, 8, WPT_W, 0), 0);
+	assert_int_equal(wpt_arm(&agent_self()->wp, 0, (uint64_t)&var_b, 8, WPT_W, 0), 0);
 	write_b();
 	no_traps = drain() == 0;
-	assert_int_equal(wpt_disarm(&agent_self->wp, 0), 0);
+	assert_int_equal(wpt_disarm(&agent_self()->wp, 0), 0);
 	if (no_traps)
 		printf("agent_wpt: no trap after a write to an armed watchpoint: trap counts "
 		       "are not asserted\n");
@@ -192,7 +192,7 @@ static void test_sibling_arm_retarget_disarm(void **state)
 
 static void test_arm_rejects_bad_requests(void **state)
 {
-	struct wpt_set *w = &agent_self->wp;
+	struct wpt_set *w = &agent_self()->wp;
 
 	(void)state;
 	assert_int_equal(wpt_arm(w, 4, (uint64_t)&var_a, 8, WPT_W, 0), -EINVAL);
@@ -207,7 +207,7 @@ static void test_arm_rejects_bad_requests(void **state)
 
 static void test_overlapping_slots_one_trap(void **state)
 {
-	struct wpt_set *w = &agent_self->wp;
+	struct wpt_set *w = &agent_self()->wp;
 
 	(void)state;
 	if (no_traps)
