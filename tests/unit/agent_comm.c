@@ -215,6 +215,26 @@ static void test_readers(void **state)
 			on_stores++;
 		}
 	}
+	/* The line a reader keeps loading is watched before one it loaded once. */
+	{
+		struct bb *r2 = board(127);
+		struct comm_access once = acc(2, 30, LINE + 5 * BB_LINE, 8, MEM_LOAD);
+		struct comm_tstate w = { .prev_sample = 5 };
+
+		comm_on_load(r2, &once);
+		for (uint64_t k = 0; k < 3; k++) {
+			struct comm_access hot = acc(4, 31 + k, LINE + 9 * BB_LINE, 8, MEM_LOAD);
+
+			comm_on_load(r2, &hot);
+		}
+		assert_int_equal(bb_get(r2, LINE + 9 * BB_LINE, &out), 1);
+		assert_int_equal(out.loads, 3);
+		assert_int_equal(bb_pick_most(r2, 0, 3, w.prev_sample, &out), 1);
+		assert_int_equal(out.line, LINE + 9 * BB_LINE);
+		assert_int_equal(bb_pick(r2, 0, 3, w.prev_sample, &out), 1);
+		assert_int_equal(out.line, LINE + 5 * BB_LINE); /* the first, not the most */
+		free(r2);
+	}
 	/* A fair coin: 200 draws within 5 sigma (7) of 100. */
 	assert_true(on_reads + on_stores == 200);
 	assert_true(on_reads > 65 && on_reads < 135);

@@ -48,9 +48,13 @@
  *    for stores instead.  Its trap is the transfer seen from the
  *    writer's side: it stored into a line the reader had loaded from,
  *    which the reader's next load must fetch again (COMM_F_WRITER; the
- *    record's observer is the reader).  The coin keeps the estimate
- *    unbiased: each kind of arming stands for the transfers at half the
- *    armings.
+ *    record's observer is the reader).  Of the fresh lines there, the
+ *    one the reader's samples fell on most often is watched: a
+ *    line a thread keeps stalling on is one its loads keep missing, and
+ *    a streaming reader's lines (each loaded once) would otherwise take
+ *    nearly every watch.  Each kind of arming stands for the transfers at
+ *    half the armings, chosen by coin; the writer's watch, drawn to the
+ *    hot lines, weighs them more than the rest.
  */
 #include <errno.h>
 
@@ -116,6 +120,25 @@ int bb_pick(const struct bb *b, uint32_t start, uint32_t self, uint64_t after,
 			return 1;
 	}
 	return 0;
+}
+
+int bb_pick_most(const struct bb *b, uint32_t start, uint32_t self, uint64_t after,
+		 struct bb_pub *out)
+{
+	uint32_t n = b->nslots < BB_PICK_PROBES ? b->nslots : BB_PICK_PROBES;
+	struct bb_pub e;
+	int found = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		const struct bb_slot *s = &b->slot[(start + k) % b->nslots];
+
+		if (bb_read(s, &e) && e.tid != self && e.time > after &&
+		    (!found || e.loads > out->loads)) {
+			*out = e;
+			found = 1;
+		}
+	}
+	return found;
 }
 
 uint64_t comm_rand(uint64_t *rng)
@@ -185,7 +208,11 @@ void comm_on_load(struct bb *rb, const struct comm_access *a)
 {
 	struct bb_pub mine = { .line = bb_line_of(a->addr), .addr = a->addr, .time = a->time,
 			       .ip = a->ip, .tid = a->tid, .cpu = a->cpu, .size = a->size,
-			       .kind = a->kind };
+			       .kind = a->kind, .loads = 1 },
+		      e;
+
+	if (bb_get(rb, mine.line, &e) && e.tid == mine.tid && e.loads < UINT16_MAX)
+		mine.loads = (uint16_t)(e.loads + 1);
 
 	(void)bb_put(rb, &mine); /* a writer holds the slot: the next load will do */
 }
@@ -202,9 +229,8 @@ enum comm_wp comm_arm_pick(const struct bb *b, const struct bb *rb, struct comm_
 	r = comm_rand(&ts->rng);
 	/* xorshift's high bits are poor for a while after a small seed. */
 	*reads = rb && ((r * 0x9e3779b97f4a7c15ull) >> 63);
-	if (*reads)
-		b = rb;
-	if (bb_pick(b, (uint32_t)(r % b->nslots), self, ts->prev_sample, out))
+	if (*reads ? bb_pick_most(rb, (uint32_t)(r % rb->nslots), self, ts->prev_sample, out)
+		   : bb_pick(b, (uint32_t)(r % b->nslots), self, ts->prev_sample, out))
 		return COMM_WP_ARM;
 	return COMM_WP_KEEP;
 }

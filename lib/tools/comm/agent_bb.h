@@ -30,7 +30,8 @@ struct bb_pub {
 	uint32_t tid;   /* publishing thread */
 	uint32_t cpu;   /* CPU the store ran on */
 	uint8_t size;   /* bytes stored */
-	uint8_t kind;   /* enum mem_kind: store or rmw */
+	uint8_t kind;   /* enum mem_kind: store or rmw (load: the readers' board) */
+	uint16_t loads; /* readers' board: the thread's samples on the line while it held the slot */
 };
 
 struct bb_slot {
@@ -65,6 +66,9 @@ int bb_put(struct bb *b, const struct bb_pub *p);
 #define BB_PICK_PROBES 128u
 int bb_pick(const struct bb *b, uint32_t start, uint32_t self, uint64_t after,
 	    struct bb_pub *out);
+/* The same scan, but the entry with the most loads (the first of equals). */
+int bb_pick_most(const struct bb *b, uint32_t start, uint32_t self, uint64_t after,
+		 struct bb_pub *out);
 
 /* One thread's state for the algorithm. */
 struct comm_tstate {
