@@ -33,7 +33,10 @@
  * overhead benchmarks.
  *
  * -T FILE writes the truth measured around every call of each function
- * with the thread's CPU clock: "function calls mean_ns cv" per line.
+ * with the thread's CPU clock: "function calls mean_ns cv" per line; in
+ * imbalance mode also "share@K q1_ns median_ns q3_ns" for worker K's calls
+ * of share (cdt's thread K + 1), what the host's speed did to calls that
+ * all do the same work.
  *
  * Usage: fvar_shapes [-m MODE] [-n THREADS] [-t CPU_SECONDS | -N LOOPS]
  *                    [-u ITERS] [-r ROUNDS] [-T FILE]
@@ -70,6 +73,7 @@ struct worker {
 	int k;
 	uint64_t rng;
 	struct truth t[F_N];
+	double *share_ns; /* imbalance: each call's CPU time */
 	volatile uint64_t sink;
 };
 
@@ -87,6 +91,13 @@ static uint64_t ns_cpu(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
 }
 
 static void truth_add(struct truth *t, double x)
@@ -205,8 +216,13 @@ static void *run(void *arg)
 	uint64_t x = (uint64_t)w->k + 1;
 
 	if (!strcmp(mode, "imbalance")) {
-		for (int r = 0; r < rounds; r++)
+		for (int r = 0; r < rounds; r++) {
+			uint64_t t0 = ns_cpu();
+
 			TIMED(w, F_SHARE, share(w->k, x + w->sink));
+			if (w->share_ns)
+				w->share_ns[r] = (double)(ns_cpu() - t0);
+		}
 		return NULL;
 	}
 	for (long it = 0; iters ? it < iters : cputime_now() < end; it++) {
@@ -285,6 +301,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nthreads; i++) {
 		w[i].k = i;
 		w[i].rng = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1);
+		if (truth_file && !strcmp(mode, "imbalance") &&
+		    !(w[i].share_ns = calloc((size_t)rounds, sizeof(double)))) {
+			perror("calloc");
+			return 1;
+		}
 		if (pthread_create(&w[i].th, NULL, run, &w[i])) {
 			perror("pthread_create");
 			return 1;
@@ -323,6 +344,16 @@ int main(int argc, char **argv)
 				fprintf(f, "%s %llu %.1f %.4f\n", fname[k], (unsigned long long)all.n,
 					all.mean,
 					all.n > 1 ? sqrt(all.m2 / (double)(all.n - 1)) / all.mean : 0);
+		}
+		for (int i = 0; i < nthreads; i++) {
+			double *v = w[i].share_ns;
+
+			if (!v)
+				continue;
+			qsort(v, (size_t)rounds, sizeof(*v), cmp_double);
+			fprintf(f, "share@%d %.0f %.0f %.0f\n", i, v[rounds / 4], v[rounds / 2],
+				v[3 * rounds / 4]);
+			free(v);
 		}
 		fclose(f);
 	}
