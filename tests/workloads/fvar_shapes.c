@@ -35,8 +35,9 @@
  * -T FILE writes the truth measured around every call of each function
  * with the thread's CPU clock: "function calls mean_ns cv" per line; in
  * imbalance mode also "share@K q1_ns median_ns q3_ns" for worker K's calls
- * of share (cdt's thread K + 1), what the host's speed did to calls that
- * all do the same work.
+ * of share (cdt's thread K + 1), in longjmp mode "steady@K ..." for its
+ * calls of steady: what the host's speed did to calls that all do the
+ * same work.
  *
  * Usage: fvar_shapes [-m MODE] [-n THREADS] [-t CPU_SECONDS | -N LOOPS]
  *                    [-u ITERS] [-r ROUNDS] [-T FILE]
@@ -68,12 +69,15 @@ struct truth {
 	double mean, m2;
 };
 
+#define CALLS_MAX 65536 /* steady's calls timed one by one (longjmp) */
+
 struct worker {
 	pthread_t th;
 	int k;
 	uint64_t rng;
 	struct truth t[F_N];
-	double *share_ns; /* imbalance: each call's CPU time */
+	double *calls_ns; /* each call's CPU time: share (imbalance), steady (longjmp) */
+	size_t ncalls;
 	volatile uint64_t sink;
 };
 
@@ -220,8 +224,8 @@ static void *run(void *arg)
 			uint64_t t0 = ns_cpu();
 
 			TIMED(w, F_SHARE, share(w->k, x + w->sink));
-			if (w->share_ns)
-				w->share_ns[r] = (double)(ns_cpu() - t0);
+			if (w->calls_ns)
+				w->calls_ns[w->ncalls++] = (double)(ns_cpu() - t0);
 		}
 		return NULL;
 	}
@@ -245,9 +249,13 @@ static void *run(void *arg)
 					w->sink = tiny(x + w->sink);
 		} else {
 			static __thread unsigned calls;
+			uint64_t t0;
 
 			w->sink = leap(calls++ & 1, x + w->sink);
+			t0 = ns_cpu();
 			TIMED(w, F_STEADY, steady(x + w->sink));
+			if (w->calls_ns && w->ncalls < CALLS_MAX)
+				w->calls_ns[w->ncalls++] = (double)(ns_cpu() - t0);
 		}
 	}
 	return NULL;
@@ -301,8 +309,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nthreads; i++) {
 		w[i].k = i;
 		w[i].rng = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1);
-		if (truth_file && !strcmp(mode, "imbalance") &&
-		    !(w[i].share_ns = calloc((size_t)rounds, sizeof(double)))) {
+		if (truth_file && (!strcmp(mode, "imbalance") || !strcmp(mode, "longjmp")) &&
+		    !(w[i].calls_ns = calloc(!strcmp(mode, "imbalance") ? (size_t)rounds : CALLS_MAX,
+					     sizeof(double)))) {
 			perror("calloc");
 			return 1;
 		}
@@ -346,13 +355,14 @@ int main(int argc, char **argv)
 					all.n > 1 ? sqrt(all.m2 / (double)(all.n - 1)) / all.mean : 0);
 		}
 		for (int i = 0; i < nthreads; i++) {
-			double *v = w[i].share_ns;
+			double *v = w[i].calls_ns;
+			size_t n = w[i].ncalls;
 
-			if (!v)
+			if (!v || !n)
 				continue;
-			qsort(v, (size_t)rounds, sizeof(*v), cmp_double);
-			fprintf(f, "share@%d %.0f %.0f %.0f\n", i, v[rounds / 4], v[rounds / 2],
-				v[3 * rounds / 4]);
+			qsort(v, n, sizeof(*v), cmp_double);
+			fprintf(f, "%s@%d %.0f %.0f %.0f\n", !strcmp(mode, "imbalance") ? "share" : "steady",
+				i, v[n / 4], v[n / 2], v[3 * n / 4]);
 			free(v);
 		}
 		fclose(f);
