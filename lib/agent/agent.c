@@ -107,6 +107,7 @@ int agent_check_handler(void)
 		if (!atomic_load(&t->used))
 			continue;
 		clock_stop(t);
+		pair_close(t);
 	}
 	agent_error(EBUSY, "the program replaced cdt's SIGTRAP handler without "
 			   "sigaction() (raw rt_sigaction?); sampling stopped early");
@@ -173,6 +174,7 @@ static void agent_atfork_child(void)
 		if (!atomic_load(&t->used))
 			continue;
 		clock_close(t, 1);
+		pair_close(t);
 		counters_close(t);
 		wpt_close(&t->wp);
 		if (t != self)

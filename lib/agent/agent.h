@@ -47,6 +47,7 @@ static inline uint32_t agent_si_perf_flags(const siginfo_t *si)
 #define SIGDATA_MASK 0xffff000000000000ull
 #define SIGDATA_SAMPLE 0x0000010000000000ull
 #define SIGDATA_WPT 0x0000020000000000ull
+#define SIGDATA_PAIR 0x0000030000000000ull /* pair.c: a sample's follow-up */
 #define SIGDATA_KIND_MASK 0x0000ff0000000000ull
 #define SIGDATA_INDEX_MASK 0xffffull
 
@@ -136,6 +137,19 @@ struct agent_thread {
 	int obj_busy;              /* the agent's own calls: no block of the program's */
 	int obj_own;               /* allocations come from the agent's pool (objects.c) */
 	uint64_t stack_lo, stack_hi;
+	/* pair.c: the follow-up event, armed after each sample of the clock. */
+	int pair_fd;
+	uint64_t pair_id;
+	int pair_armed;
+	int pair_fired;     /* the sample being taken is a follow-up */
+	int soft_pair;      /* sample_soft.c: the walk in progress is one */
+	uint64_t pair_rng;
+	uint64_t pair_cpu0; /* CPU time when it was last armed */
+	uint64_t pair_seq;  /* times armed */
+	uint64_t pair_span; /* CPU time between the last two armings */
+	uint64_t pair_len;  /* the stretch asked for */
+	uint64_t pair_count; /* the event's count at the last follow-up */
+	uint64_t pair_dt;   /* the program's CPU time from the arming to the follow-up */
 };
 
 /*
@@ -180,6 +194,10 @@ struct agent_tool {
 /* Soft samples give the access the thread stalled on where it can be
  * known (SAMPLE_F_BEHIND), else the next one (sample_soft.c). */
 #define AGENT_TOOL_STALLS 0x8
+/* Soft source: each sample of the clock gets a follow-up a few hundred
+ * microseconds of CPU time later, flagged SAMPLE_F_PAIR (pair.c); the
+ * hook finds its CPU times in agent_thread.pair_*. */
+#define AGENT_TOOL_PAIRS 0x10
 enum agent_jump {
 	AGENT_JUMP_LONGJMP = 1, /* longjmp, siglongjmp, _longjmp, __longjmp_chk */
 	AGENT_JUMP_THROW,       /* _Unwind_RaiseException: a C++ exception */
@@ -325,6 +343,14 @@ void soft_guard(struct agent_thread *t, ucontext_t *uc);
 int pmu_open(struct agent_thread *t, int i, uint64_t period);
 void pmu_on_sample(struct agent_thread *t, int i, uint64_t t0);
 void pmu_close(struct agent_thread *t, int i);
+
+/* pair.c: follow-up samples (AGENT_TOOL_PAIRS).  pair_open at t's start,
+ * pair_close at its end; pair_on_sample as a sample of the clock
+ * (pair 0) or a follow-up (pair 1) begins, pair_arm after the first. */
+int pair_open(struct agent_thread *t);
+void pair_close(struct agent_thread *t);
+void pair_on_sample(struct agent_thread *t, int pair);
+void pair_arm(struct agent_thread *t);
 
 /* clock.c: t's sampling events (cfg.ev[]) and the overhead budget */
 int clock_open(struct agent_thread *t);

@@ -66,7 +66,7 @@ static int handler_body(int sig, siginfo_t *si, void *ucv)
 	/* A perf event's, or the POSIX sample clock's (clock.c). */
 	if ((sig == SIGTRAP && si->si_code == TRAP_PERF) || sig == AGENT_SIGCLOCK) {
 		uint64_t data, now, cpu0 = 0, govern = 0;
-		int kind;
+		int kind, pair;
 
 		data = si->si_code == TRAP_PERF ? agent_si_perf_data(si) :
 		       (uint64_t)(uintptr_t)si->si_value.sival_ptr;
@@ -78,9 +78,12 @@ static int handler_body(int sig, siginfo_t *si, void *ucv)
 			return 0;
 		now = agent_now();
 		kind = (data & SIGDATA_KIND_MASK) == SIGDATA_WPT;
+		pair = (data & SIGDATA_KIND_MASK) == SIGDATA_PAIR;
+		if (!kind)
+			pair_on_sample(t, pair);
 		/* The governor reads the CPU clock at every sample: a thread
 		 * that switches often must leave the perf clock within ms. */
-		if (!kind && agent_g.cfg.clock.budget_ppm)
+		if (!kind && !pair && agent_g.cfg.clock.budget_ppm)
 			govern = agent_cpu_now();
 		if (++t->cost_tick[kind] % AGENT_COST_EVERY == 0)
 			cpu0 = govern ? govern : agent_cpu_now();
@@ -121,8 +124,10 @@ static int handler_body(int sig, siginfo_t *si, void *ucv)
 			t->ext.sample_cpu_ns += agent_cpu_now() - cpu0;
 			t->ext.sample_cpu_n++;
 		}
-		if (!kind)
+		if (!kind && !pair) {
 			clock_sampled(t);
+			pair_arm(t);
+		}
 		if (govern)
 			clock_govern(t, govern);
 		agent_thread_tick(t, now);

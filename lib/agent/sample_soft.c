@@ -81,7 +81,7 @@ static void soft_emit(struct agent_thread *t, const struct insn_access *acc,
 	s.source = SRC_SOFT;
 	s.flags = (uint8_t)((acc->flags & ACC_F_ADDR ? SAMPLE_F_ADDR : 0) |
 			    (acc->flags & ACC_F_STACK ? SAMPLE_F_STACK : 0) |
-			    how |
+			    how | (t->soft_pair ? SAMPLE_F_PAIR : 0) |
 			    (!(how & SAMPLE_F_BEHIND) && ((how & SAMPLE_F_STEP) || acc->ip != t->soft_ip0) ?
 				     SAMPLE_F_AHEAD : 0));
 	t->st.mem_samples++;
@@ -107,7 +107,7 @@ static void soft_emit_nomem(struct agent_thread *t, uint64_t time)
 	s.ip = t->soft_ip0;
 	s.cpu = (uint32_t)sched_getcpu();
 	s.source = SRC_SOFT;
-	s.flags = SAMPLE_F_NOMEM;
+	s.flags = SAMPLE_F_NOMEM | (t->soft_pair ? SAMPLE_F_PAIR : 0);
 	agent_g.tool->sample(t, &s);
 }
 
@@ -259,6 +259,7 @@ void soft_on_sample(struct agent_thread *t, ucontext_t *uc, uint64_t t0, uint64_
 		soft_stop_stepping(t, uc);
 	t->soft_cpu0 = cpu0;
 	t->soft_ip0 = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	t->soft_pair = t->pair_fired;
 	r = soft_stalled(t, uc, t0) ? 1 : soft_try(t, uc, t0, 0);
 	if (r == 0 && agent_g.cfg.max_steps) {
 		/* Not a memory access: step to the next instruction. */

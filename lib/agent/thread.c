@@ -173,6 +173,8 @@ static struct agent_thread *thread_begin(struct agent_thread *t, int main_thread
 			    "sampling event; raise 'ulimit -n'" :
 			    "agent: cannot open a thread's sampling event");
 	}
+	if ((err = pair_open(t)) && !(err == -EMFILE && atomic_load(&agent_g.fds_low)))
+		agent_error(-err, "agent: cannot open a thread's follow-up sample event");
 	err = counters_open(t);
 	if (err && !(err == -EMFILE && atomic_load(&agent_g.fds_low)))
 		agent_error(-err, err == -EMFILE ?
@@ -228,6 +230,7 @@ void agent_thread_stop(struct agent_thread *t)
 	soft_thread_stop(t);
 	clock_sync(t);
 	clock_close(t, 0);
+	pair_close(t);
 	counters_tick(t, agent_now(), 1);
 	if (agent_g.tool->thread_stop)
 		agent_g.tool->thread_stop(t);

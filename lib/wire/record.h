@@ -100,6 +100,8 @@ enum sample_source {
 			      * (walked or stepped to), not that instruction's own */
 #define SAMPLE_F_BEHIND 0x20 /* soft: the access the thread stalled on, just before
 			      * the interrupted IP (AGENT_TOOL_STALLS) */
+#define SAMPLE_F_PAIR   0x40 /* soft: a follow-up, a short CPU time after the
+			      * thread's sample before it (AGENT_TOOL_PAIRS) */
 
 struct rec_sample {
 	struct rec_hdr h;

@@ -57,6 +57,50 @@ static void prof_new(struct profile *p)
 	meta(p, "calib_l2_lat_ns", "4");
 	meta(p, "calib_l3_lat_ns", "40");
 	meta(p, "calib_dram_lat_ns", "300");
+	/* DRAM: 10 GB/s read and 6 written on one core, 18 and 12 on two. */
+	meta(p, "calib_threads", "2");
+	meta(p, "calib_dram_rd_bw1", "10e9");
+	meta(p, "calib_dram_wr_bw1", "6e9");
+	meta(p, "calib_dram_rd_bwn", "18e9");
+	meta(p, "calib_dram_wr_bwn", "12e9");
+}
+
+/* A heap block of BUF's, from before the samples. */
+static void add_buf(struct profile *p, uint64_t bytes)
+{
+	struct rec_alloc a = { .h = { sizeof(a), REC_ALLOC, 0 }, .pid = PID, .tid = 1,
+			       .time = T0 - 5, .addr = BUF, .size = bytes, .kind = ALLOC_MALLOC };
+
+	assert_int_equal(profile_add(p, &a.h), 0);
+}
+
+/*
+ * n pairs of samples of thread tid from time t, 1 ms apart (each lead
+ * stands for 1 ms), over `bytes` of BUF: a stream of `streams` operands
+ * moving at `rate` bytes/s in all (each operand at rate/streams), `w` of
+ * them written, the follow-up 300 us after its lead.  wrap: the
+ * follow-up lands anywhere in the buffer instead (a stream faster than
+ * the pair, or random accesses).
+ */
+static void add_pairs(struct profile *p, uint32_t tid, uint64_t t, int n, uint64_t bytes,
+		      double rate, int streams, int w, int wrap)
+{
+	for (int i = 0; i < n; i++) {
+		struct rec_mb_pair r = { .h = { sizeof(r), REC_MB_PAIR, 0 } };
+		uint64_t lead = (uint64_t)i * (bytes / 2) / (uint64_t)n / 64 * 64;
+
+		r.pid = PID;
+		r.tid = tid;
+		r.time = t + (uint64_t)i * MS + 300000;
+		r.lead_addr = BUF + lead;
+		r.addr = wrap ? BUF + (uint64_t)(i * 7919 % n) * (bytes / (uint64_t)n) :
+				r.lead_addr + (uint64_t)(rate / streams * 300e-6);
+		r.dt_ns = 300000;
+		r.span_ns = MS;
+		r.streams = (uint16_t)streams;
+		r.wstreams = (uint16_t)w;
+		assert_int_equal(profile_add(p, &r.h), 0);
+	}
 }
 
 static void add_thread(struct profile *p, uint32_t tid)
@@ -126,18 +170,32 @@ static void test_kernels(void **state)
 		enum shape sh;
 		uint64_t bytes;
 		double ns;
+		double rate; /* the pairs' bytes/s (0: no pairs) */
+		int streams, wrap;
 		int verdict, level;
 	} k[] = {
-		{ COMPUTE, 4096, 0, MB_V_NOT_MEMORY, -1 },
-		{ STREAM, 16 << 10, 0, MB_V_NOT_MEMORY, -1 }, /* L1: never memory bound */
-		{ STREAM, 512 << 10, 2, MB_V_BANDWIDTH, MB_L2 },
-		{ STREAM, 4 << 20, 15, MB_V_BANDWIDTH, MB_L3 },
-		{ STREAM, 256 << 20, 20, MB_V_BANDWIDTH, MB_DRAM },
-		{ CHASE, 512 << 10, 4, MB_V_LATENCY, MB_L2 },
-		{ CHASE, 256 << 20, 250, MB_V_LATENCY, MB_DRAM },
+		{ COMPUTE, 4096, 0, 0, 0, 0, MB_V_NOT_MEMORY, -1 },
+		{ STREAM, 16 << 10, 0, 0, 0, 0, MB_V_NOT_MEMORY, -1 }, /* L1: never memory bound */
+		{ STREAM, 512 << 10, 2, 0, 0, 0, MB_V_BANDWIDTH, MB_L2 },
+		/* A stream in a cache wraps within a pair: the time at memory decides. */
+		{ STREAM, 512 << 10, 2, 100e9, 1, 1, MB_V_BANDWIDTH, MB_L2 },
+		{ STREAM, 4 << 20, 15, 0, 0, 0, MB_V_BANDWIDTH, MB_L3 },
+		/* Beyond the caches the achieved bandwidth decides: 9 of 10 GB/s. */
+		{ STREAM, 256 << 20, 20, 9e9, 1, 0, MB_V_BANDWIDTH, MB_DRAM },
+		/* 3 streams at 3 GB/s each: as much. */
+		{ STREAM, 256 << 20, 20, 9e9, 3, 0, MB_V_BANDWIDTH, MB_DRAM },
+		/* At memory all the time, yet 3 of 10 GB/s: latency. */
+		{ STREAM, 256 << 20, 20, 3e9, 1, 0, MB_V_LATENCY, MB_DRAM },
+		/* Arithmetic over a big array, 1 of 10 GB/s: not memory bound. */
+		{ COMPUTE, 256 << 20, 20, 1e9, 1, 0, MB_V_NOT_MEMORY, -1 },
+		/* No stream measured beyond the caches: too few to tell. */
+		{ STREAM, 256 << 20, 20, 0, 0, 0, MB_V_UNKNOWN, -1 },
+		{ STREAM, 256 << 20, 20, 9e9, 1, 1, MB_V_UNKNOWN, -1 },
+		{ CHASE, 512 << 10, 4, 0, 0, 0, MB_V_LATENCY, MB_L2 },
+		{ CHASE, 256 << 20, 250, 0, 0, 0, MB_V_LATENCY, MB_DRAM },
 		/* A chase in a footprint the calibration calls L3 whose lines
 		 * were in DRAM goes by the lines. */
-		{ CHASE, 4 << 20, 250, MB_V_LATENCY, MB_DRAM },
+		{ CHASE, 4 << 20, 250, 0, 0, 0, MB_V_LATENCY, MB_DRAM },
 	};
 
 	(void)state;
@@ -148,9 +206,23 @@ static void test_kernels(void **state)
 		prof_new(&p);
 		add_thread(&p, 1);
 		add_samples(&p, 1, T0, 100, k[i].sh, k[i].bytes, k[i].ns);
+		if (k[i].rate > 0) {
+			add_buf(&p, k[i].bytes);
+			add_pairs(&p, 1, T0, 99, k[i].bytes, k[i].rate, k[i].streams, 0,
+				  k[i].wrap);
+		}
 		m = model_of(&p);
 		assert_int_equal(m->niv, 1);
 		expect(&m->iv[0].t, k[i].verdict, k[i].level);
+		/* 99 leads of 1 ms in 100 ms of the interval. */
+		if (k[i].rate > 0 && !k[i].wrap) {
+			double want = k[i].rate * 0.99;
+
+			assert_true(m->iv[0].t.bw > want * 0.99 && m->iv[0].t.bw < want * 1.01);
+			assert_true(m->iv[0].t.bw_peak > 9.99e9 && m->iv[0].t.bw_peak < 10.01e9);
+		} else if (k[i].rate > 0) {
+			assert_true(m->iv[0].t.bw < 0);
+		}
 		expect(&m->thr[0].t, k[i].verdict, k[i].level);
 		assert_int_equal(m->nph, 1);
 		/* The footprint of 100 evenly spread samples is the span itself. */
@@ -193,10 +265,13 @@ static void test_phases(void **state)
 	(void)state;
 	prof_new(&p);
 	add_thread(&p, 1);
+	add_buf(&p, 256 << 20);
 	add_samples(&p, 1, T0, 200, COMPUTE, 4096, 0);
 	add_samples(&p, 1, T0 + 200 * MS, 100, STREAM, 256 << 20, 20); /* a blip */
+	add_pairs(&p, 1, T0 + 200 * MS, 99, 256 << 20, 9e9, 1, 0, 0);
 	add_samples(&p, 1, T0 + 300 * MS, 200, COMPUTE, 4096, 0);
 	add_samples(&p, 1, T0 + 500 * MS, 500, STREAM, 256 << 20, 20);
+	add_pairs(&p, 1, T0 + 500 * MS, 499, 256 << 20, 9e9, 1, 0, 0);
 	m = model_of(&p);
 	assert_int_equal(m->niv, 10);
 	assert_int_equal(m->nph, 2);

@@ -20,6 +20,12 @@
 static struct membound_params mb_p;
 static ZydisDecoder mb_dec; /* allocation-free: fine in a handler */
 
+/* Per thread (agent_thread.state): its last lead, for the follow-up. */
+struct mb_state {
+	uint64_t seq;  /* agent_thread.pair_seq when the lead was taken */
+	uint64_t addr; /* its address, 0 none */
+};
+
 static int mb_init(const void *params)
 {
 	mb_p = *(const struct membound_params *)params;
@@ -105,6 +111,156 @@ static int mb_handled(int sig)
 }
 
 /*
+ * The streams of the loop around ip, for a follow-up: how many bytes the
+ * loop moves for each byte one of its streams advances.  The loop is the
+ * nearest back-edge after ip (a jump to at or before ip, within
+ * MB_LOOP_BYTES); its memory operands are grouped by base, index, scale
+ * and displacements less than a page apart (an unrolled loop's b[i],
+ * b[i+4] are one stream; a[i] and c[i] of two static arrays are two),
+ * the stack's (rsp) left out.  A stream both read and written counts twice (a[i] += x moves its
+ * line in and out).  0 when no loop is found: straight-line code, a loop
+ * longer than the window, or one with an indirect jump.
+ */
+#define MB_LOOP_BYTES 384
+#define MB_LOOP_INSNS 96
+#define MB_LOOP_GROUPS 16
+
+struct mb_group {
+	ZydisRegister base, index;
+	uint8_t scale;
+	uint8_t rw; /* 1 read, 2 written */
+	int64_t disp;
+};
+
+static int mb_insn(const uint8_t *code, size_t n, ZydisDecodedInstruction *in,
+		   ZydisDecodedOperand *op)
+{
+	return n && ZYAN_SUCCESS(ZydisDecoderDecodeFull(&mb_dec, code, n, in, op));
+}
+
+/* The back-edge's target and the loop's end, or 0. */
+static int mb_loop_find(uint64_t ip, uint64_t *top, uint64_t *end)
+{
+	uint8_t code[MB_LOOP_BYTES];
+	size_t n = agent_read_code(ip, code, sizeof(code), 1), off = 0;
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+
+	for (int k = 0; k < MB_LOOP_INSNS && off < n; k++, off += in.length) {
+		uint64_t at = ip + off, to;
+
+		if (!mb_insn(code + off, n - off, &in, op))
+			return 0;
+		if (in.meta.category == ZYDIS_CATEGORY_RET ||
+		    in.mnemonic == ZYDIS_MNEMONIC_SYSCALL)
+			return 0;
+		if ((in.meta.category != ZYDIS_CATEGORY_COND_BR &&
+		     in.meta.category != ZYDIS_CATEGORY_UNCOND_BR) ||
+		    !(in.attributes & ZYDIS_ATTRIB_IS_RELATIVE)) {
+			if (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR)
+				return 0; /* indirect */
+			continue;
+		}
+		if (!ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&in, &op[0], at, &to)))
+			return 0;
+		if (to <= ip && ip - to <= MB_LOOP_BYTES) {
+			*top = to;
+			*end = at + in.length;
+			return 1;
+		}
+		if (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR && to > at)
+			off = to - ip - in.length; /* forward jump: follow it */
+	}
+	return 0;
+}
+
+static void mb_streams(uint64_t ip, uint16_t *streams, uint16_t *written)
+{
+	uint8_t code[2 * MB_LOOP_BYTES];
+	struct mb_group g[MB_LOOP_GROUPS];
+	uint64_t top, end;
+	size_t n, off = 0;
+	int ng = 0;
+
+	*streams = *written = 0;
+	if (!mb_loop_find(ip, &top, &end) || end - top > sizeof(code))
+		return;
+	n = agent_read_code(top, code, end - top, 0);
+	for (int k = 0; k < MB_LOOP_INSNS && off < n;) {
+		ZydisDecodedInstruction in;
+		ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+
+		if (!mb_insn(code + off, n - off, &in, op))
+			return;
+		for (unsigned i = 0; i < in.operand_count_visible; i++) {
+			const ZydisDecodedOperand *o = &op[i];
+			struct mb_group x = { 0 };
+			int j;
+
+			if (o->type != ZYDIS_OPERAND_TYPE_MEMORY || o->mem.type == ZYDIS_MEMOP_TYPE_AGEN ||
+			    mb_reg64(o->mem.base) == ZYDIS_REGISTER_RSP)
+				continue;
+			x.base = mb_reg64(o->mem.base);
+			x.index = mb_reg64(o->mem.index);
+			x.scale = o->mem.scale;
+			x.disp = o->mem.disp.has_displacement ? o->mem.disp.value : 0;
+			if (x.base == ZYDIS_REGISTER_RIP)
+				x.disp += (int64_t)(top + off + in.length);
+			x.rw = (o->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE ? 2 : 0) |
+			       (o->actions & ZYDIS_OPERAND_ACTION_MASK_READ ? 1 : 0);
+			for (j = 0; j < ng; j++)
+				if (g[j].base == x.base && g[j].index == x.index &&
+				    g[j].scale == x.scale && x.disp - g[j].disp < 4096 &&
+				    g[j].disp - x.disp < 4096)
+					break;
+			if (j == ng) {
+				if (ng == MB_LOOP_GROUPS)
+					continue;
+				g[ng++] = (struct mb_group){ x.base, x.index, x.scale, 0, x.disp };
+			}
+			g[j].rw |= x.rw;
+		}
+		off += in.length;
+		k++;
+	}
+	for (int j = 0; j < ng; j++) {
+		*streams += (g[j].rw & 1) + !!(g[j].rw & 2);
+		*written += !!(g[j].rw & 2);
+	}
+}
+
+/* A lead kept, or with its follow-up, the pair's record. */
+static void mb_pair(struct agent_thread *t, const struct rec_sample *s)
+{
+	struct mb_state *st = t->state;
+	uint64_t addr = (s->flags & SAMPLE_F_ADDR) && !(s->flags & SAMPLE_F_STACK) ? s->addr : 0;
+	struct rec_mb_pair r = { 0 };
+
+	if (!st)
+		return;
+	if (!(s->flags & SAMPLE_F_PAIR)) {
+		st->seq = t->pair_seq;
+		st->addr = addr;
+		return;
+	}
+	/* The follow-up of the lead before the last arming only. */
+	if (st->seq + 1 != t->pair_seq)
+		return;
+	r.pid = (uint32_t)agent_g.pid;
+	r.tid = (uint32_t)t->tid;
+	r.time = s->time;
+	r.lead_addr = st->addr;
+	r.addr = addr;
+	r.dt_ns = t->pair_dt;
+	r.span_ns = t->pair_span;
+	if (addr && st->addr)
+		mb_streams(s->ip, &r.streams, &r.wstreams);
+	st->seq = 0;
+	if (arena_write(&agent_g.arena, &r, sizeof(r), REC_MB_PAIR))
+		t->st.dropped++;
+}
+
+/*
  * Probe only what the program is about to read itself: a load's or a
  * read-modify-write's operand, whose address the decoder computed from
  * the registers as they are, in user space.  If that read faults, the
@@ -126,6 +282,7 @@ static void mb_sample(struct agent_thread *t, struct rec_sample *s)
 		s->weight |= MB_WEIGHT_CHASE;
 	if (arena_write(&agent_g.arena, s, sizeof(*s), REC_SAMPLE))
 		t->st.dropped++;
+	mb_pair(t, s);
 }
 
 static void mb_counters(struct agent_thread *t, const struct agent_counts *c)
@@ -148,10 +305,12 @@ static void mb_counters(struct agent_thread *t, const struct agent_counts *c)
 }
 
 const struct agent_tool membound_agent = {
+	.state_size = sizeof(struct mb_state),
 	.init = mb_init,
 	.thread_start = mb_thread_start,
 	.sample = mb_sample,
 	.counters = mb_counters,
-	/* Time away from memory is half the answer. */
-	.flags = AGENT_TOOL_NOMEM,
+	/* Time away from memory is half the answer; the speed of a stream
+	 * is the other (pairs). */
+	.flags = AGENT_TOOL_NOMEM | AGENT_TOOL_PAIRS,
 };

@@ -89,6 +89,7 @@ AGENT_PARAMS_CHECK(struct membound_params);
 enum membound_rec_type {
 	REC_MB_COUNTS = REC_TOOL_TYPE(REC_MB_BLOCK, 0), /* a thread's counters (agent) */
 	REC_MB_FLOOR = REC_TOOL_TYPE(REC_MB_BLOCK, 1),  /* a thread's probe floor (agent) */
+	REC_MB_PAIR = REC_TOOL_TYPE(REC_MB_BLOCK, 2),   /* a sample and its follow-up (agent) */
 };
 
 /* A thread's counters (the membound_events in the meta), summed since it
@@ -112,6 +113,26 @@ struct rec_mb_floor {
 	uint64_t ticks;
 };
 
+/*
+ * A sample of the thread's clock (the lead) and its follow-up, a few
+ * hundred microseconds of CPU time later (AGENT_TOOL_PAIRS): how far the
+ * thread's accesses moved in dt_ns.  An address is 0 where its sample
+ * found none (time away from memory, or a stack operand).  streams: the
+ * follow-up's loop's memory operands in distinct streams, a stream read
+ * and written counted twice (0: no loop found); wstreams: those written.
+ */
+struct rec_mb_pair {
+	struct rec_hdr h;
+	uint32_t pid, tid;
+	uint64_t time;      /* the follow-up's, as its REC_SAMPLE's */
+	uint64_t lead_addr, addr;
+	uint64_t dt_ns;     /* CPU time from the lead to the follow-up */
+	uint64_t span_ns;   /* CPU time since the lead before: what the lead
+			     * stands for; 0 unknown (the first) */
+	uint16_t streams, wstreams;
+	uint32_t pad;
+};
+
 REC_SIZE_IS(rec_mb_counts, 224);
 REC_FIELD(rec_mb_counts, n, 24);
 REC_FIELD(rec_mb_counts, v, 32);
@@ -119,5 +140,8 @@ REC_FIELD(rec_mb_counts, enabled, 96);
 REC_FIELD(rec_mb_counts, running, 160);
 REC_SIZE_IS(rec_mb_floor, 32);
 REC_FIELD(rec_mb_floor, ticks, 24);
+REC_SIZE_IS(rec_mb_pair, 64);
+REC_FIELD(rec_mb_pair, dt_ns, 40);
+REC_FIELD(rec_mb_pair, streams, 56);
 
 #endif

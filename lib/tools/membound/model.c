@@ -49,11 +49,11 @@
 #include "lib/tools/membound/metrics.h"
 #include "lib/tools/membound/model.h"
 
-#define MB_MIN_SAMPLES 8     /* fewer in an interval: unknown */
 #define MB_DRAM_SHARE 0.25   /* probed lines in DRAM that put a chase there */
 #define MB_CHASE_SHARE 0.5   /* memory samples chasing pointers: latency bound */
 #define MB_MEM_SHARE 0.7     /* time at memory instructions for bandwidth bound */
 #define MB_FAULT_FACTOR 20.0 /* a probe this many DRAM latencies long faulted */
+#define MB_BW_UTIL 0.6       /* of the calibrated peak achieved: bandwidth bound */
 
 const char *mb_verdict_name(int v)
 {
@@ -93,17 +93,44 @@ void mb_tally_classify(struct mb_tally *t, const struct mb_calib_view *c, int pm
 {
 	int level = mb_level_of(c, t->footprint);
 	double dram = t->probed ? (double)t->where[MB_W_DRAM] / (double)t->probed : 0;
+	int at_dram = t->probed >= MB_MIN_SAMPLES && dram >= MB_DRAM_SHARE;
+	int at_mem = (double)t->mem >= MB_MEM_SHARE * (double)t->samples;
 
 	t->verdict = MB_V_UNKNOWN;
 	t->level = -1;
-	if (pmu || t->samples < MB_MIN_SAMPLES)
+	if (pmu)
+		return;
+	mb_rate_finish(t, c, level);
+	if (t->samples < MB_MIN_SAMPLES)
 		return;
 	if (level == MB_L1) {
 		t->verdict = MB_V_NOT_MEMORY;
 	} else if (t->mem && (double)t->chase >= MB_CHASE_SHARE * (double)t->mem) {
 		t->verdict = MB_V_LATENCY;
-		t->level = t->probed >= MB_MIN_SAMPLES && dram >= MB_DRAM_SHARE ? MB_DRAM : level;
-	} else if ((double)t->mem >= MB_MEM_SHARE * (double)t->samples) {
+		t->level = at_dram ? MB_DRAM : level;
+	} else if (t->bw >= 0 && t->bw_peak > 0) {
+		/* The achieved bandwidth against the level's peak decides. */
+		if (t->bw >= MB_BW_UTIL * t->bw_peak) {
+			t->verdict = MB_V_BANDWIDTH;
+			t->level = level;
+		} else if (at_mem || at_dram) {
+			t->verdict = MB_V_LATENCY;
+			t->level = at_dram ? MB_DRAM : level;
+		} else {
+			t->verdict = MB_V_NOT_MEMORY;
+		}
+	} else if (level >= MB_DRAM) {
+		/* No stream measured in data beyond the caches: lines waited
+		 * for in DRAM say latency; else there is no telling. */
+		if (at_dram) {
+			t->verdict = MB_V_LATENCY;
+			t->level = MB_DRAM;
+		} else if (!at_mem) {
+			t->verdict = MB_V_NOT_MEMORY;
+		}
+	} else if (at_mem) {
+		/* A stream in a cache wraps its data within a pair: its
+		 * speed is not measured, the time at memory says it. */
 		t->verdict = MB_V_BANDWIDTH;
 		t->level = level;
 	} else {
@@ -151,6 +178,7 @@ static void mb_calib_read(const struct profile *p, struct mb_calib_view *c)
 #undef MB_GET
 	}
 	c->tsc_hz = meta_d(p, "calib_tsc_hz");
+	c->threads = (unsigned)meta_d(p, "calib_threads");
 	c->have = c->tsc_hz > 0 && c->size[MB_L1] > 0;
 	tick = c->tsc_hz > 0 ? 1e9 / c->tsc_hz : 1;
 	c->cut_l3_ns = mb_cut(c->probe_ns[MB_L2], c->probe_ns[MB_L3], tick);
@@ -260,6 +288,19 @@ static void mb_tally_add(struct mb_tally *a, const struct mb_tally *x)
 		a->where[w] += x->where[w];
 	a->faulted += x->faulted;
 	a->chase += x->chase;
+	a->pr_n += x->pr_n;
+	a->pr_valid += x->pr_valid;
+	a->pr_fwd += x->pr_fwd;
+	a->pr_back += x->pr_back;
+	a->pr_span += x->pr_span;
+	a->pr_span_valid += x->pr_span_valid;
+	a->pr_span_away += x->pr_span_away;
+	a->pr_span_stack += x->pr_span_stack;
+	a->pr_bytes += x->pr_bytes;
+	a->pr_wbytes += x->pr_wbytes;
+	a->wall_ns += x->wall_ns;
+	if (x->pr_threads > a->pr_threads)
+		a->pr_threads = x->pr_threads;
 }
 
 /* Each sample into its interval and thread, and its address into a span. */
@@ -388,6 +429,49 @@ out:
 	free(w.sp);
 	hash_free(&w.sp_ix);
 	return err;
+}
+
+/* The pairs of samples into their intervals, threads and the run; an
+ * interval's threads are those with a valid pair in it. */
+static int mb_pairs(struct mb_build *b)
+{
+	const struct profile *p = b->p;
+	struct mb_model *m = b->m;
+	uint8_t *seen = calloc((m->niv ? m->niv : 1) * (m->nthr ? m->nthr : 1), 1);
+
+	if (!seen)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->ntool_recs; i++) {
+		const struct rec_mb_pair *r = (const void *)p->tool_recs[i];
+		const struct rec_task *task;
+		struct mb_tally x = { 0 };
+		uint32_t k;
+
+		if (r->h.type != REC_MB_PAIR || r->time < m->t0)
+			continue;
+		task = profile_task_by_tid(p, r->pid, r->tid, r->time);
+		k = (uint32_t)((r->time - m->t0) / m->interval_ns);
+		if (!task || task->index >= m->nthr || k >= m->niv)
+			continue;
+		if (mb_rate_observe(b->om, r, &x) && !seen[(size_t)k * m->nthr + task->index]++)
+			m->iv[k].t.pr_threads++;
+		mb_tally_add(&m->iv[k].t, &x);
+		mb_tally_add(&m->thr[task->index].t, &x);
+		mb_tally_add(&m->all, &x);
+	}
+	free(seen);
+	for (size_t k = 0; k < m->niv; k++) {
+		m->iv[k].t.wall_ns = (double)m->interval_ns;
+		if (m->iv[k].t.pr_threads > m->all.pr_threads)
+			m->all.pr_threads = m->iv[k].t.pr_threads;
+	}
+	/* A thread's bandwidth is per second of its own CPU time, on one core. */
+	for (size_t t = 0; t < m->nthr; t++) {
+		m->thr[t].t.wall_ns = m->thr[t].t.pr_span;
+		m->thr[t].t.pr_threads = 1;
+	}
+	m->all.wall_ns = (double)m->niv * (double)m->interval_ns;
+	return 0;
 }
 
 static int mb_floors(struct mb_build *b)
@@ -768,7 +852,7 @@ static int mb_build(const struct profile *p, struct mb_model *m)
 		m->thr[i].tid = p->tasks[i].tid;
 	}
 	if ((err = mb_floors(&b)) || (err = objmap_build(&b.om, p)) || (err = mb_samples(&b)) ||
-	    (err = mb_footprints(&b)))
+	    (err = mb_pairs(&b)) || (err = mb_footprints(&b)))
 		goto out;
 	if (m->pmu && ((err = mb_pmu_setup(&b)) || (err = mb_pmu_counts(&b))))
 		goto out;
@@ -860,11 +944,31 @@ static int mb_check_counts(const struct rec_hdr *h, char *why, size_t whylen)
 	return 0;
 }
 
+/* Numbers a pair's record may hold: more is not a loop's, nor a thread's. */
+#define MB_PAIR_MAX_STREAMS 64
+#define MB_PAIR_MAX_NS 10000000000ull
+
+static int mb_check_pair(const struct rec_hdr *h, char *why, size_t whylen)
+{
+	const struct rec_mb_pair *r = (const void *)h;
+
+	if (r->streams > MB_PAIR_MAX_STREAMS || r->wstreams > r->streams ||
+	    r->dt_ns > MB_PAIR_MAX_NS || r->span_ns > MB_PAIR_MAX_NS) {
+		snprintf(why, whylen, "membound pair: %u streams, %u written, %llu ns, span %llu ns",
+			 r->streams, r->wstreams, (unsigned long long)r->dt_ns,
+			 (unsigned long long)r->span_ns);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 static const struct rec_desc mb_types[] = {
 	{ REC_MB_COUNTS, REC_T_AGENT, sizeof(struct rec_mb_counts), sizeof(struct rec_mb_counts),
 	  "REC_MB_COUNTS", mb_check_counts },
 	{ REC_MB_FLOOR, REC_T_AGENT, sizeof(struct rec_mb_floor), sizeof(struct rec_mb_floor),
 	  "REC_MB_FLOOR", NULL },
+	{ REC_MB_PAIR, REC_T_AGENT, sizeof(struct rec_mb_pair), sizeof(struct rec_mb_pair),
+	  "REC_MB_PAIR", mb_check_pair },
 };
 
 static int mb_merge(struct rec_hdr *h, prof_pid_fn pid, void *ctx)
@@ -874,6 +978,8 @@ static int mb_merge(struct rec_hdr *h, prof_pid_fn pid, void *ctx)
 		return pid(ctx, &((struct rec_mb_counts *)h)->pid);
 	case REC_MB_FLOOR:
 		return pid(ctx, &((struct rec_mb_floor *)h)->pid);
+	case REC_MB_PAIR:
+		return pid(ctx, &((struct rec_mb_pair *)h)->pid);
 	}
 	return 0;
 }

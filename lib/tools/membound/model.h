@@ -44,6 +44,7 @@ struct mb_calib_view {
 	double rd_bwn[MB_NLEVELS], wr_bwn[MB_NLEVELS]; /* all cores */
 	double tsc_hz;
 	double cut_l3_ns, cut_dram_ns; /* probe times that separate the classes */
+	unsigned threads; /* cores of the all-cores figures (0: not known) */
 };
 
 /* Sample counts of an interval, a thread or a phase. */
@@ -59,6 +60,13 @@ struct mb_tally {
 	double util[MB_NLEVELS][2]; /* read, write utilization of the calibrated peak */
 	double active, productive, mem_bound, bw_bound, lat_bound;
 	int scaled;        /* a counter was multiplexed and scaled */
+	/* soft: the pairs of samples (rate.c); spans are ns of CPU time */
+	uint64_t pr_n, pr_valid, pr_fwd, pr_back;
+	double pr_span, pr_span_valid, pr_span_away, pr_span_stack;
+	double pr_bytes, pr_wbytes; /* the valid pairs' rates x their spans */
+	uint32_t pr_threads;        /* threads with valid pairs (at once) */
+	double wall_ns;             /* the window's time (a thread's: its CPU time) */
+	double bw, bw_peak;         /* bytes/s achieved and the calibrated peak; -1 none */
 	int verdict;       /* enum mb_verdict_kind */
 	int level;         /* enum mb_level, for bandwidth and latency */
 };
@@ -101,6 +109,18 @@ struct mb_model {
 extern const struct prof_ops membound_prof;
 /* The model of p, built once (profile_cache); NULL on ENOMEM. */
 const struct mb_model *membound_of(const struct profile *p);
+
+/* rate.c: a pair of samples into t (its window's), and the achieved
+ * bandwidth of t (bw, bw_peak) from its pairs, at the footprint's level.
+ * A window needs this many valid pairs for a figure. */
+#define MB_RATE_MIN_PAIRS 6
+/* Fewer samples in a window: too few to tell. */
+#define MB_MIN_SAMPLES 8
+struct objmap;
+struct rec_mb_pair;
+/* 1 if the pair was valid (it moved within one stream). */
+int mb_rate_observe(const struct objmap *om, const struct rec_mb_pair *r, struct mb_tally *t);
+void mb_rate_finish(struct mb_tally *t, const struct mb_calib_view *c, int level);
 
 /* Classification of a tally, from its counts and the calibration. */
 void mb_tally_classify(struct mb_tally *t, const struct mb_calib_view *c, int pmu);

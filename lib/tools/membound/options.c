@@ -252,6 +252,7 @@ static int mb_calib_meta(struct profile *p, const struct calib *c)
 	}
 	if (!err)
 		err = mb_meta_d(p, "calib_tsc_hz", c->tsc_hz) ||
+		      mb_meta_d(p, "calib_threads", (double)c->nthreads) ||
 		      profile_set_meta(p, "calib_key", c->key) ||
 		      profile_set_meta(p, "calib_quick", c->quick ? "1" : "0") ||
 		      mb_meta_d(p, "calib_time", (double)c->time);

@@ -38,11 +38,28 @@ static const char *level_col(const struct mb_tally *x)
 	return x->level >= 0 ? mb_level_name(x->level) : "";
 }
 
+/* "achieved ~44 GB/s of a measured 48.6 GB/s DRAM peak (2 threads, 33%
+ * of the bytes written), 160 pairs; " or nothing. */
+static size_t mb_bw_text(const struct mb_tally *x, char *buf, size_t len)
+{
+	int n;
+
+	if (x->bw < 0 || x->bw_peak <= 0 || x->level < 0)
+		return 0;
+	n = snprintf(buf, len, "achieved ~%.3g GB/s of a measured %.3g GB/s %s peak (%u thread%s, "
+		     "%.0f%% of the bytes written), %" PRIu64 " pairs; ", x->bw / 1e9,
+		     x->bw_peak / 1e9, mb_level_name(x->level), x->pr_threads,
+		     x->pr_threads == 1 ? "" : "s",
+		     100 * (x->pr_bytes > 0 ? x->pr_wbytes / x->pr_bytes : 0), x->pr_valid);
+	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
+
 /* The soft estimate's evidence for a verdict, in words. */
 static void mb_evidence(const struct mb_model *m, const struct mb_tally *x, char *buf,
 			size_t len)
 {
 	char fp[32], sz[32];
+	size_t n;
 
 	if (m->pmu) {
 		snprintf(buf, len, "memory bound %.0f%% of cycles, bandwidth bound %.0f%%, "
@@ -51,9 +68,13 @@ static void mb_evidence(const struct mb_model *m, const struct mb_tally *x, char
 		return;
 	}
 	bytes_text(x->footprint, fp, sizeof(fp));
+	n = (size_t)snprintf(buf, len, "estimate: ");
+	n += mb_bw_text(x, buf + n, len - n);
+	buf += n;
+	len -= n;
 	switch (x->verdict) {
 	case MB_V_LATENCY:
-		snprintf(buf, len, "estimate: %.0f%% of the sampled lines about to be loaded were "
+		snprintf(buf, len, "%.0f%% of the sampled lines about to be loaded were "
 			 "in %s, %.0f%% in L3", 100 * share(x->where[MB_W_DRAM], x->probed),
 			 x->level == MB_DRAM ? "DRAM" : "L3 or DRAM",
 			 100 * share(x->where[MB_W_L3], x->probed));
@@ -63,14 +84,24 @@ static void mb_evidence(const struct mb_model *m, const struct mb_tally *x, char
 			bytes_text(m->cal.size[x->level - 1], sz, sizeof(sz));
 		else
 			snprintf(sz, sizeof(sz), "-");
-		snprintf(buf, len, "estimate: %.0f%% of the time at memory instructions, working "
+		snprintf(buf, len, "%.0f%% of the time at memory instructions, working "
 			 "set ~%s%s%s, %.0f%% of the lines about to be loaded beyond L2",
 			 100 * share(x->mem, x->samples), fp,
 			 x->level > MB_L1 ? " > " : " in L1", x->level > MB_L1 ? sz : "",
 			 100 * share(x->where[MB_W_L3] + x->where[MB_W_DRAM], x->probed));
 		break;
+	case MB_V_UNKNOWN:
+		if (x->samples >= MB_MIN_SAMPLES) {
+			snprintf(buf, len, "%.0f%% of the time at memory instructions, working set "
+				 "~%s beyond the caches, and %" PRIu64 " pairs of samples that "
+				 "moved through it (%d needed)", 100 * share(x->mem, x->samples), fp,
+				 x->pr_valid, MB_RATE_MIN_PAIRS);
+			break;
+		}
+		snprintf(buf, len, "%" PRIu64 " samples (%d needed)", x->samples, MB_MIN_SAMPLES);
+		break;
 	default:
-		snprintf(buf, len, "estimate: %.0f%% of the time at memory instructions, working "
+		snprintf(buf, len, "%.0f%% of the time at memory instructions, working "
 			 "set ~%s", 100 * share(x->mem, x->samples), fp);
 	}
 }
@@ -88,8 +119,19 @@ static void mb_verdict_text(const struct mb_tally *x, char *buf, size_t len)
 		snprintf(buf, len, "not memory bound");
 		break;
 	default:
-		snprintf(buf, len, "too few samples to say");
+		snprintf(buf, len, "too few samples to tell");
 	}
+}
+
+/* GB/s (10^9 bytes/s); empty when not measured. */
+static int gbs_cell(struct table *t, double v)
+{
+	return v >= 0 ? table_cell(t, "%.2f", v / 1e9) : table_cell(t, "%s", "");
+}
+
+static int gbs_kv(struct table *t, const char *key, double v)
+{
+	return table_row(t) || table_cell(t, "%s", key) || gbs_cell(t, v);
 }
 
 static int view_summary(const struct profile *p, const struct view_opts *o, struct table *t)
@@ -122,6 +164,10 @@ static int view_summary(const struct profile *p, const struct view_opts *o, stru
 	      KV("dram_share", "%.3f", share(m->all.where[MB_W_DRAM], m->all.probed)) ||
 	      KV("l3_share", "%.3f", share(m->all.where[MB_W_L3], m->all.probed)) ||
 	      KV("footprint", "%s", bytes_text(m->all.footprint, fp, sizeof(fp))) ||
+	      KV("pairs", "%" PRIu64, m->all.pr_n) ||
+	      KV("pairs_valid", "%" PRIu64, m->all.pr_valid) ||
+	      gbs_kv(t, "achieved_gbs", m->all.bw) ||
+	      gbs_kv(t, "peak_gbs", m->all.bw_peak) ||
 	      KV("l1_bytes", "%.0f", m->cal.size[MB_L1]) ||
 	      KV("l2_bytes", "%.0f", m->cal.size[MB_L2]) ||
 	      KV("l3_bytes", "%.0f", m->cal.size[MB_L3]) ||
@@ -149,13 +195,14 @@ static int tally_cells(struct table *t, const struct mb_model *m, const struct m
 
 	for (int k = 0; k < 5 && !err; k++)
 		err = m->pmu && pmu[k] >= 0 ? table_cell(t, "%.3f", pmu[k]) : table_cell(t, "%s", "");
-	return err || table_cell(t, "%d", x->scaled);
+	return err || table_cell(t, "%d", x->scaled) || gbs_cell(t, x->bw) ||
+	       gbs_cell(t, x->bw_peak) || table_cell(t, "%" PRIu64, x->pr_valid);
 }
 
 #define TALLY_COLS "verdict", "level", "samples:r", "mem_share:r", "probed:r", "near_share:r", \
 		   "l3_share:r", "dram_share:r", "footprint_bytes:r", "active:r", \
 		   "productive:r", "memory_bound:r", "bandwidth_bound:r", "latency_bound:r", \
-		   "scaled:r"
+		   "scaled:r", "achieved_gbs:r", "peak_gbs:r", "pairs:r"
 
 static int view_intervals(const struct profile *p, const struct view_opts *o, struct table *t)
 {
@@ -228,7 +275,7 @@ static int view_verdicts(const struct profile *p, const struct view_opts *o, str
 		"start_ns:r", "end_ns:r",
 		"verdict", "level", "method", "samples:r", "mem_share:r", "l3_share:r",
 		"dram_share:r", "footprint_bytes:r", "top_function", "top_share:r", "functions",
-		"text", NULL };
+		"text", "achieved_gbs:r", "peak_gbs:r", "pairs:r", NULL };
 	const struct mb_model *m = membound_of(p);
 	const char *method = profile_meta(p, "membound_method");
 	int err = 0;
@@ -271,7 +318,10 @@ static int view_verdicts(const struct profile *p, const struct view_opts *o, str
 		      table_cell(t, "%s", ph->func[0] ? ph->func[0] : "") ||
 		      table_cell(t, "%.3f", ph->func[0] ? ph->func_share[0] : 0) ||
 		      table_cell(t, "%s", funcs) ||
-		      table_cell(t, "%s", text);
+		      table_cell(t, "%s", text) ||
+		      gbs_cell(t, ph->t.bw) ||
+		      gbs_cell(t, ph->t.bw_peak) ||
+		      table_cell(t, "%" PRIu64, ph->t.pr_valid);
 	}
 	return err ? -ENOMEM : 0;
 }
@@ -292,9 +342,11 @@ static int view_findings(const struct profile *p, const struct view_opts *o, str
 		      table_cell(t, "%s", "An estimate without hardware counters: from where "
 				 "samples fell (memory instructions or not), where the line each "
 				 "was about to load was (a timed load against this machine's "
-				 "calibrated latencies), and the footprint of the data sampled; "
-				 "no bandwidth is measured.  cdt-membound(1) says which verdicts "
-				 "it gives and how sure they are.");
+				 "calibrated latencies), the footprint of the objects sampled, and "
+				 "the bandwidth achieved, from how far each thread's accesses moved "
+				 "between a sample and its follow-up, against the calibrated peak.  "
+				 "cdt-membound(1) says which verdicts it gives and how sure they "
+				 "are.");
 	if (!err && !m->cal.have)
 		err = table_row(t) ||
 		      table_cell(t, "%s", "The profile holds no calibration: levels cannot be "

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Follow-up samples (AGENT_TOOL_PAIRS): a short, jittered stretch of the
+ * thread's CPU time after each of its samples, one more, flagged
+ * SAMPLE_F_PAIR.  Two samples that close apart show how far the thread's
+ * accesses moved in a known CPU time: the speed of a stream, which a
+ * lone sample every few milliseconds cannot tell (its stream has wrapped
+ * around its data many times in between).
+ *
+ * One task-clock event per thread, not inherited, opened disabled; each
+ * sample re-arms it for one overflow (PERF_EVENT_IOC_REFRESH), so it
+ * fires once and stops, and its hrtimer runs only in that stretch.  The
+ * stretch is drawn uniformly from PAIR_MIN_NS..PAIR_MAX_NS: a fixed one
+ * could fall at the same phase of a loop each time, as a fixed sampling
+ * period can.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "lib/agent/agent.h"
+
+#define PAIR_MIN_NS 150000ull
+#define PAIR_MAX_NS 450000ull
+
+int pair_open(struct agent_thread *t)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	t->pair_fd = -1;
+	t->pair_armed = t->pair_fired = 0;
+	t->pair_cpu0 = t->pair_seq = t->pair_count = 0;
+	if (!(agent_g.tool->flags & AGENT_TOOL_PAIRS) || agent_g.cfg.source != SRC_SOFT)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = PAIR_MAX_NS;
+	a.sigtrap = 1;
+	a.remove_on_exec = 1;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.sig_data = SIGDATA_MAGIC | SIGDATA_PAIR;
+	fd = agent_perf_open(&a, 0, -1, &t->pair_id);
+	if (fd < 0)
+		return fd;
+	t->pair_fd = fd;
+	/* Seeded per thread: threads started together draw apart. */
+	t->pair_rng = (uint64_t)t->tid * 0x9e3779b97f4a7c15ull ^ agent_now();
+	return 0;
+}
+
+void pair_close(struct agent_thread *t)
+{
+	agent_perf_close(&t->pair_fd, t->pair_id);
+	t->pair_armed = t->pair_fired = 0;
+}
+
+/* xorshift64*: no state outside the thread's slot, nothing of libc's. */
+static uint64_t pair_rand(struct agent_thread *t)
+{
+	uint64_t x = t->pair_rng ? t->pair_rng : 0x2545f4914f6cdd1dull;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	t->pair_rng = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* After a sample of t's clock: its follow-up, and the CPU time since the
+ * last one (pair_span: what this sample stands for). */
+void pair_arm(struct agent_thread *t)
+{
+	uint64_t p, now;
+
+	if (t->pair_fd < 0 || t->pair_armed)
+		return;
+	p = PAIR_MIN_NS + pair_rand(t) % (PAIR_MAX_NS - PAIR_MIN_NS + 1);
+	if (ioctl(t->pair_fd, PERF_EVENT_IOC_PERIOD, &p) ||
+	    ioctl(t->pair_fd, PERF_EVENT_IOC_REFRESH, 1))
+		return;
+	now = agent_cpu_now();
+	t->pair_armed = 1;
+	t->pair_len = p;
+	t->pair_seq++;
+	t->pair_span = t->pair_cpu0 && now > t->pair_cpu0 ? now - t->pair_cpu0 : 0;
+	t->pair_cpu0 = now;
+}
+
+/*
+ * A sample of t's clock (pair 0) or its follow-up (pair 1) begins.  The
+ * follow-up's dt is the stretch asked for: the event counts only while
+ * armed, and its count runs past the stretch by what the interrupt and
+ * the signal take (12-25 us here; the thread's CPU clock, 40-50 us),
+ * time in which the program did not run.  A count past 3/2 of the
+ * stretch is a timer that found the thread in the kernel and waited a
+ * stretch more: then the count.
+ */
+void pair_on_sample(struct agent_thread *t, int pair)
+{
+	uint64_t count = 0, d;
+
+	t->pair_fired = pair;
+	if (!pair)
+		return;
+	t->pair_armed = 0;
+	if (read(t->pair_fd, &count, sizeof(count)) != sizeof(count))
+		count = t->pair_count;
+	d = count > t->pair_count ? count - t->pair_count : 0;
+	t->pair_count = count;
+	t->pair_dt = d > t->pair_len * 3 / 2 ? d : t->pair_len;
+}
