@@ -115,15 +115,21 @@ static int mb_handled(int sig)
  * loop moves for each byte one of its streams advances.  The loop is the
  * nearest back-edge after ip (a jump to at or before ip, within
  * MB_LOOP_BYTES); its memory operands are grouped by base, index, scale
- * and displacements less than a page apart (an unrolled loop's b[i],
- * b[i+4] are one stream; a[i] and c[i] of two static arrays are two),
- * the stack's (rsp) left out.  A stream both read and written counts twice (a[i] += x moves its
+ * and displacements less than MB_LOOP_NEAR apart, the stack's (rsp) left
+ * out.  One group is one stream: what one of its operands brings in,
+ * the others touch again while it is still cached (an unrolled loop's
+ * b[i], b[i+4]; a stencil's rows; glibc's large memcpy, which copies
+ * four pages side by side, each operand a page ahead of the last, and so
+ * moves its source at the rate of all four together).  a[i] and c[i] of
+ * two arrays, through two registers or two distant displacements, are
+ * two.  A stream both read and written counts twice (a[i] += x moves its
  * line in and out).  0 when no loop is found: straight-line code, a loop
  * longer than the window, or one with an indirect jump.
  */
 #define MB_LOOP_BYTES 384
 #define MB_LOOP_INSNS 96
 #define MB_LOOP_GROUPS 16
+#define MB_LOOP_NEAR (1 << 20)
 
 struct mb_group {
 	ZydisRegister base, index;
@@ -210,8 +216,8 @@ static void mb_streams(uint64_t ip, uint16_t *streams, uint16_t *written)
 			       (o->actions & ZYDIS_OPERAND_ACTION_MASK_READ ? 1 : 0);
 			for (j = 0; j < ng; j++)
 				if (g[j].base == x.base && g[j].index == x.index &&
-				    g[j].scale == x.scale && x.disp - g[j].disp < 4096 &&
-				    g[j].disp - x.disp < 4096)
+				    g[j].scale == x.scale && x.disp - g[j].disp < MB_LOOP_NEAR &&
+				    g[j].disp - x.disp < MB_LOOP_NEAR)
 					break;
 			if (j == ng) {
 				if (ng == MB_LOOP_GROUPS)

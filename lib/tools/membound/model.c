@@ -53,7 +53,7 @@
 #define MB_CHASE_SHARE 0.5   /* memory samples chasing pointers: latency bound */
 #define MB_MEM_SHARE 0.7     /* time at memory instructions for bandwidth bound */
 #define MB_FAULT_FACTOR 20.0 /* a probe this many DRAM latencies long faulted */
-#define MB_BW_UTIL 0.6       /* of the calibrated peak achieved: bandwidth bound */
+#define MB_BW_UTIL 0.5       /* of the calibrated peak achieved: bandwidth bound */
 
 const char *mb_verdict_name(int v)
 {

@@ -60,7 +60,7 @@ int mb_rate_observe(const struct objmap *om, const struct rec_mb_pair *r, struct
 		t->pr_span_away += (double)r->span_ns;
 		return 0;
 	}
-	if (0 && getenv("MBDBG")) {
+	if (getenv("MBDBG")) {
 		struct objmap_obj x = {0}, y = {0};
 		int ea = om ? objmap_find(om, r->pid, r->lead_addr, r->time, &x) : -1;
 		int eb = om && r->addr ? objmap_find(om, r->pid, r->addr, r->time, &y) : -1;
