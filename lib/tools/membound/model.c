@@ -108,9 +108,9 @@ void mb_tally_classify(struct mb_tally *t, const struct mb_calib_view *c, int pm
 	} else if (t->mem && (double)t->chase >= MB_CHASE_SHARE * (double)t->mem) {
 		t->verdict = MB_V_LATENCY;
 		t->level = at_dram ? MB_DRAM : level;
-	} else if (t->bw >= 0 && t->bw_peak > 0) {
+	} else if (t->bw_run >= 0 && t->bw_peak > 0) {
 		/* The achieved bandwidth against the level's peak decides. */
-		if (t->bw >= MB_BW_UTIL * t->bw_peak) {
+		if (t->bw_run >= MB_BW_UTIL * t->bw_peak) {
 			t->verdict = MB_V_BANDWIDTH;
 			t->level = level;
 		} else if (at_mem || at_dram) {
@@ -279,15 +279,9 @@ static double mb_span_bytes(const struct mb_span *s)
 	return w;
 }
 
-static void mb_tally_add(struct mb_tally *a, const struct mb_tally *x)
+/* The pairs' part of a tally (rate.c). */
+static void mb_tally_add_pairs(struct mb_tally *a, const struct mb_tally *x)
 {
-	a->samples += x->samples;
-	a->mem += x->mem;
-	a->probed += x->probed;
-	for (int w = 0; w < MB_W_N; w++)
-		a->where[w] += x->where[w];
-	a->faulted += x->faulted;
-	a->chase += x->chase;
 	a->pr_n += x->pr_n;
 	a->pr_valid += x->pr_valid;
 	a->pr_fwd += x->pr_fwd;
@@ -298,9 +292,22 @@ static void mb_tally_add(struct mb_tally *a, const struct mb_tally *x)
 	a->pr_span_stack += x->pr_span_stack;
 	a->pr_bytes += x->pr_bytes;
 	a->pr_wbytes += x->pr_wbytes;
+	a->pr_thr_sum += x->pr_thr_sum;
+	a->pr_thr_n += x->pr_thr_n;
+	a->pr_run_ns += x->pr_run_ns;
 	a->wall_ns += x->wall_ns;
-	if (x->pr_threads > a->pr_threads)
-		a->pr_threads = x->pr_threads;
+}
+
+static void mb_tally_add(struct mb_tally *a, const struct mb_tally *x)
+{
+	a->samples += x->samples;
+	a->mem += x->mem;
+	a->probed += x->probed;
+	for (int w = 0; w < MB_W_N; w++)
+		a->where[w] += x->where[w];
+	a->faulted += x->faulted;
+	a->chase += x->chase;
+	mb_tally_add_pairs(a, x);
 }
 
 /* Each sample into its interval and thread, and its address into a span. */
@@ -431,20 +438,27 @@ out:
 	return err;
 }
 
-/* The pairs of samples into their intervals, threads and the run; an
- * interval's threads are those with a valid pair in it. */
+/* The pairs of samples into their intervals and threads, and the
+ * intervals' into the run: per interval, the threads with valid pairs
+ * and the CPU time of its busiest thread. */
 static int mb_pairs(struct mb_build *b)
 {
 	const struct profile *p = b->p;
 	struct mb_model *m = b->m;
-	uint8_t *seen = calloc((m->niv ? m->niv : 1) * (m->nthr ? m->nthr : 1), 1);
+	size_t n = (m->niv ? m->niv : 1) * (m->nthr ? m->nthr : 1);
+	uint8_t *seen = calloc(n, 1);
+	double *cpu = calloc(n, sizeof(double));
+	int err = 0;
 
-	if (!seen)
-		return -ENOMEM;
+	if (!seen || !cpu) {
+		err = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < p->ntool_recs; i++) {
 		const struct rec_mb_pair *r = (const void *)p->tool_recs[i];
 		const struct rec_task *task;
 		struct mb_tally x = { 0 };
+		size_t at;
 		uint32_t k;
 
 		if (r->h.type != REC_MB_PAIR || r->time < m->t0)
@@ -453,25 +467,35 @@ static int mb_pairs(struct mb_build *b)
 		k = (uint32_t)((r->time - m->t0) / m->interval_ns);
 		if (!task || task->index >= m->nthr || k >= m->niv)
 			continue;
-		if (mb_rate_observe(b->om, r, &x) && !seen[(size_t)k * m->nthr + task->index]++)
-			m->iv[k].t.pr_threads++;
-		mb_tally_add(&m->iv[k].t, &x);
-		mb_tally_add(&m->thr[task->index].t, &x);
-		mb_tally_add(&m->all, &x);
+		at = (size_t)k * m->nthr + task->index;
+		if (mb_rate_observe(b->om, r, &x) && !seen[at]++)
+			m->iv[k].t.pr_thr_sum++;
+		cpu[at] += (double)r->span_ns;
+		mb_tally_add_pairs(&m->iv[k].t, &x);
+		mb_tally_add_pairs(&m->thr[task->index].t, &x);
 	}
-	free(seen);
 	for (size_t k = 0; k < m->niv; k++) {
-		m->iv[k].t.wall_ns = (double)m->interval_ns;
-		if (m->iv[k].t.pr_threads > m->all.pr_threads)
-			m->all.pr_threads = m->iv[k].t.pr_threads;
+		struct mb_tally *t = &m->iv[k].t;
+
+		t->wall_ns = (double)m->interval_ns;
+		t->pr_thr_n = t->pr_thr_sum > 0;
+		for (size_t th = 0; th < m->nthr; th++)
+			if (cpu[k * m->nthr + th] > t->pr_run_ns)
+				t->pr_run_ns = cpu[k * m->nthr + th];
+		/* No pairs (no follow-ups here): all of it. */
+		if (!t->pr_n)
+			t->pr_run_ns = t->wall_ns;
+		mb_tally_add_pairs(&m->all, t);
 	}
 	/* A thread's bandwidth is per second of its own CPU time, on one core. */
 	for (size_t t = 0; t < m->nthr; t++) {
-		m->thr[t].t.wall_ns = m->thr[t].t.pr_span;
-		m->thr[t].t.pr_threads = 1;
+		m->thr[t].t.wall_ns = m->thr[t].t.pr_run_ns = m->thr[t].t.pr_span;
+		m->thr[t].t.pr_thr_sum = m->thr[t].t.pr_thr_n = 1;
 	}
-	m->all.wall_ns = (double)m->niv * (double)m->interval_ns;
-	return 0;
+out:
+	free(seen);
+	free(cpu);
+	return err;
 }
 
 static int mb_floors(struct mb_build *b)

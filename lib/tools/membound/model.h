@@ -64,9 +64,15 @@ struct mb_tally {
 	uint64_t pr_n, pr_valid, pr_fwd, pr_back;
 	double pr_span, pr_span_valid, pr_span_away, pr_span_stack;
 	double pr_bytes, pr_wbytes; /* the valid pairs' rates x their spans */
-	uint32_t pr_threads;        /* threads with valid pairs (at once) */
+	/* Per interval, the threads with valid pairs (summed over the
+	 * intervals that have some, and how many), and the CPU time of its
+	 * busiest thread (summed): the time the program ran. */
+	uint32_t pr_thr_sum, pr_thr_n;
+	double pr_run_ns;
+	uint32_t pr_threads;        /* rate.c: threads at once, on average */
 	double wall_ns;             /* the window's time (a thread's: its CPU time) */
 	double bw, bw_peak;         /* bytes/s achieved and the calibrated peak; -1 none */
+	double bw_run;              /* bytes/s while its threads ran; -1 none */
 	int verdict;       /* enum mb_verdict_kind */
 	int level;         /* enum mb_level, for bandwidth and latency */
 };

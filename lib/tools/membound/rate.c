@@ -15,7 +15,13 @@
  * The lead stands for the CPU time since the lead before it (span), so a
  * thread moved about rate x span bytes in that time; summed over threads
  * and divided by the window's wall time, this is the window's achieved
- * bandwidth.  Each pair is one of:
+ * bandwidth, the figure a program that times itself prints.  What the
+ * threads draw while they run is the bytes over the time the program
+ * ran, its busiest thread's CPU time in each interval: the two differ
+ * when the threads wait for a CPU (a busy neighbour took a third of
+ * their time here), and the verdict takes the second, as per-thread
+ * counters would (they count while the thread runs).  The peak is that
+ * of the threads with valid pairs in an interval, on average.  Each pair is one of:
  *  - away: the lead found no memory access (or a push or a pop): time
  *    that moved no data to speak of;
  *  - valid: both in one object, or at the same offset of two objects of
@@ -126,13 +132,17 @@ void mb_rate_finish(struct mb_tally *t, const struct mb_calib_view *c, int level
 {
 	double moving = t->pr_span - t->pr_span_away - t->pr_span_stack, counted = t->pr_span_valid + t->pr_span_away;
 	uint64_t ways = t->pr_fwd + t->pr_back;
+	double bytes;
 
-	t->bw = t->bw_peak = -1;
+	t->bw = t->bw_run = t->bw_peak = -1;
+	t->pr_threads = t->pr_thr_n ? (t->pr_thr_sum + t->pr_thr_n / 2) / t->pr_thr_n : 0;
 	if (t->pr_valid < MB_RATE_MIN_PAIRS || t->wall_ns <= 0 || counted <= 0 ||
 	    t->pr_span_valid < 0.5 * moving ||
 	    (double)(t->pr_fwd > t->pr_back ? t->pr_fwd : t->pr_back) < MB_RATE_ONE_WAY * (double)ways)
 		return;
-	t->bw = t->pr_bytes * t->pr_span / counted / t->wall_ns * 1e9;
+	bytes = t->pr_bytes * t->pr_span / counted;
+	t->bw = bytes / t->wall_ns * 1e9;
+	t->bw_run = t->pr_run_ns > 0 ? bytes / t->pr_run_ns * 1e9 : t->bw;
 	t->bw_peak = mb_rate_peak(c, level, t->pr_threads ? t->pr_threads : 1,
 				  t->pr_bytes > 0 ? t->pr_wbytes / t->pr_bytes : 0);
 	if (t->bw_peak <= 0)
