@@ -79,7 +79,12 @@ void pair_arm(struct agent_thread *t)
 {
 	uint64_t p, now;
 
-	if (t->pair_fd < 0 || t->pair_armed)
+	if (t->pair_fd < 0)
+		return;
+	/* Still armed a whole sampling period later: its signal was lost
+	 * (one SIGTRAP pending swallows another).  Armed afresh, or there
+	 * would be no follow-up again. */
+	if (t->pair_armed && ioctl(t->pair_fd, PERF_EVENT_IOC_DISABLE, 0))
 		return;
 	p = PAIR_MIN_NS + pair_rand(t) % (PAIR_MAX_NS - PAIR_MIN_NS + 1);
 	if (ioctl(t->pair_fd, PERF_EVENT_IOC_PERIOD, &p) ||
