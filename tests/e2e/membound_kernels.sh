@@ -103,6 +103,6 @@ echo "phases: compute then DRAM read, the boundary within 100 ms, $RUNS of $RUNS
 # The report names the phase's function and its source line.
 "$CDT" report -i "$tmp/p.data" --view findings >"$tmp/find" || fail "findings"
 grep -q "bandwidth bound at DRAM.*read_\(avx2\|sse2\) (membound_kernels.c:" "$tmp/find" ||
-	grep -A3 "bandwidth bound at DRAM" "$tmp/find" | tr "\n" " " | grep -q "read_\(avx2\|sse2\)" ||
+	grep -A8 "bandwidth bound at DRAM" "$tmp/find" | tr "\n" " " | grep -q "read_\(avx2\|sse2\)" ||
 	fail "the DRAM phase names no read kernel: $(cat "$tmp/find")"
 echo "findings: $(grep -c intervals "$tmp/find") phases named"
