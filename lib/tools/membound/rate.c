@@ -42,7 +42,6 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <stdio.h>
 
 #include "lib/core/objmap.h"
 #include "lib/tools/membound/model.h"
@@ -65,14 +64,6 @@ int mb_rate_observe(const struct objmap *om, const struct rec_mb_pair *r, struct
 	if (!r->lead_addr) {
 		t->pr_span_away += (double)r->span_ns;
 		return 0;
-	}
-	if (getenv("MBDBG")) {
-		struct objmap_obj x = {0}, y = {0};
-		int ea = om ? objmap_find(om, r->pid, r->lead_addr, r->time, &x) : -1;
-		int eb = om && r->addr ? objmap_find(om, r->pid, r->addr, r->time, &y) : -1;
-		fprintf(stderr, "PAIR dt %lu span %lu lead %lx addr %lx d %ld st %u/%u A %d id%lu sz%lu B %d id%lu sz%lu\n",
-			r->dt_ns, r->span_ns, r->lead_addr, r->addr, (long)(r->addr - r->lead_addr), r->streams, r->wstreams,
-			ea, x.id, x.size, eb, y.id, y.size);
 	}
 	if (!r->addr || !om || objmap_find(om, r->pid, r->lead_addr, r->time, &a) || !a.id ||
 	    objmap_find(om, r->pid, r->addr, r->time, &b) || !b.id)
