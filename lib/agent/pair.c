@@ -14,7 +14,6 @@
  * could fall at the same phase of a loop each time, as a fixed sampling
  * period can.
  */
-#include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
