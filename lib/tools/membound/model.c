@@ -376,15 +376,17 @@ static int mb_samples(struct mb_build *b)
  * instance of a site was in use. */
 #define MB_FP_REJECT 0.01
 
-/* P(X >= c) for X Poisson with mean lambda. */
+/* P(X >= c) for X Poisson with mean lambda (its terms in logs: e^-lambda
+ * alone underflows past 745). */
 static double mb_poisson_tail(uint64_t c, double lambda)
 {
-	double below = 0;
+	double below = 0, ll;
 
 	if (lambda <= 0)
 		return c ? 0 : 1;
-	for (uint64_t i = 0; i < c; i++)
-		below += exp(-lambda + (double)i * log(lambda) - lgamma((double)i + 1));
+	ll = log(lambda);
+	for (uint64_t i = 0; i < c && below < 1; i++)
+		below += exp(-lambda + (double)i * ll - lgamma((double)i + 1));
 	return below < 1 ? 1 - below : 0;
 }
 
@@ -408,7 +410,8 @@ double mb_instances(uint64_t n, uint64_t m, uint64_t f1, uint64_t f2, uint64_t l
 		return (double)m;
 	l = (double)live;
 	expect = (double)n - l * -expm1((double)n * log1p(-1 / l));
-	if (n <= m || mb_poisson_tail(n - m, expect) >= MB_FP_REJECT)
+	/* No more repeats than expected: no need to weigh them. */
+	if ((double)(n - m) <= expect || mb_poisson_tail(n - m, expect) >= MB_FP_REJECT)
 		return l;
 	chao = f2 ? (double)m + (double)f1 * (double)f1 / (2.0 * (double)f2) :
 		    (double)m + (double)f1 * ((double)f1 - 1) / 2;
