@@ -246,6 +246,7 @@ bench: cdt $(WORK_BIN) $(GEN_BIN)
 	@echo && sh tests/bench/run.sh numa
 	@echo && sh tests/bench/run.sh membound
 	@echo && sh tests/bench/clocks.sh
+	@echo && sh tests/bench/jitter.sh
 	@echo && sh tests/bench/tui_open.sh
 	@echo && sh tests/bench/report.sh
 

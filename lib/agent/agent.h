@@ -88,6 +88,8 @@ struct clock_thread {
 	uint64_t sw0;      /* and this many context switches */
 	uint64_t left;     /* paused (clock_pause): what was left of the period */
 	int rearm;         /* the perf event's period is a paused one's rest */
+	uint64_t rng;      /* clock_jitter's state, the thread's own */
+	uint64_t next;     /* the POSIX timer's next sample, CPU ns (0: not known) */
 };
 
 struct obj_thread;
@@ -143,7 +145,6 @@ struct agent_thread {
 	int pair_armed;
 	int pair_fired;     /* the sample being taken is a follow-up */
 	int soft_pair;      /* sample_soft.c: the walk in progress is one */
-	uint64_t pair_rng;
 	uint64_t pair_cpu0; /* CPU time when it was last armed */
 	uint64_t pair_seq;  /* times armed */
 	uint64_t pair_span; /* CPU time between the last two armings */
@@ -363,7 +364,11 @@ void clock_stop(struct agent_thread *t);
  * sigchain.c); clock_sampled, at t's next sample, sets the period again. */
 void clock_pause(struct agent_thread *t);
 void clock_resume(struct agent_thread *t);
+/* At t's every sample of its clock: the next period, jittered. */
 void clock_sampled(struct agent_thread *t);
+/* A period drawn uniformly within half of `period` either side (mean
+ * `period`), from the xorshift state *rng (never 0); pure. */
+uint64_t clock_jitter(uint64_t period, uint64_t *rng);
 /* From t's sampling signal, with t's CPU time at its start: keep the budget. */
 void clock_govern(struct agent_thread *t, uint64_t cpu);
 /* A POSIX-clock sample that came as a system call returned (or restarts). */

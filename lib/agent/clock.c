@@ -34,6 +34,31 @@
  * CPU time the thread had, and sets the period, and the clock that gives
  * the shorter one (clock_choose, pure, for the unit test).
  *
+ * Both clocks fire every period of the thread's CPU time, so a loop whose
+ * pass divides the period would be sampled at the same point of it every
+ * time, on its bookkeeping say, or on a few of its addresses (a 512 KiB
+ * read loop's intervals spanned 330 bytes to all of it).  So under the
+ * soft source every period is drawn anew at each sample (clock_jitter),
+ * uniformly within half of it either side: the mean is the governor's
+ * period, so the budget holds, and in a loop whose pass divides the
+ * period, or is the period, each sample falls at a point of the pass
+ * independent of the last one's (a quarter either side would move it
+ * over half of a period-long pass only).  The cost is two system
+ * calls a sample, about 1 us of CPU (tests/bench/jitter.sh), which the
+ * governor's measure of the handler leaves out: a few percent of what a
+ * sample costs, the signal's and the walk's tens of us.  They are:
+ *   - perf: the event's count read, and PERF_EVENT_IOC_PERIOD, which
+ *     restarts its timer from the handler: for the rest of the time to
+ *     the last sample's target plus the new period, so that the time
+ *     from the sample to the handler does not add up (it made the rate
+ *     4% low at 1000 Hz);
+ *   - posix: the thread's CPU time read, and timer_settime at an absolute
+ *     CPU time, the last target plus the new period, for the same reason
+ *     with a tick's lateness.  But this clock fires only at a tick: the
+ *     jitter moves a sample by whole ticks, and does nothing while the
+ *     period is under a tick (every tick fires).  A loop whose pass
+ *     divides the tick itself is not helped by it.
+ *
  * Everything here runs in the thread itself, at its start and end and
  * from its sampling signal: system calls only.
  */
@@ -58,11 +83,25 @@
 /* The governor samples a thread at least this often (10 a CPU second). */
 #define CLOCK_MAX_PERIOD_NS 100000000ull
 
+static struct timespec clock_ts(uint64_t ns)
+{
+	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000ull),
+				  .tv_nsec = (long)(ns % 1000000000ull) };
+}
+
+/* The POSIX timer fires at `value` (relative, or CPU time with
+ * TIMER_ABSTIME), then every `period` unless set again. */
+static int clock_posix_arm(int id, int flags, uint64_t value, uint64_t period)
+{
+	struct itimerspec its = { .it_interval = clock_ts(period), .it_value = clock_ts(value) };
+
+	return syscall(SYS_timer_settime, id, flags, &its, NULL) ? -errno : 0;
+}
+
 static int clock_posix_open(struct agent_thread *t, uint64_t period)
 {
 	struct sigevent ev;
-	struct itimerspec its;
-	int id;
+	int id, err;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.sigev_notify = SIGEV_THREAD_ID;
@@ -72,16 +111,12 @@ static int clock_posix_open(struct agent_thread *t, uint64_t period)
 	/* The raw call: glibc's timer_t wraps the kernel's id for nothing. */
 	if (syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &id))
 		return -errno;
-	its.it_value.tv_sec = (time_t)(period / 1000000000ull);
-	its.it_value.tv_nsec = (long)(period % 1000000000ull);
-	its.it_interval = its.it_value;
-	if (syscall(SYS_timer_settime, id, 0, &its, NULL)) {
-		int err = -errno;
-
+	if ((err = clock_posix_arm(id, 0, period, period))) {
 		syscall(SYS_timer_delete, id);
 		return err;
 	}
 	t->clk.timer = id;
+	t->clk.next = 0;
 	return 0;
 }
 
@@ -150,6 +185,31 @@ static uint64_t clock_switches(void)
 	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 }
 
+/* A thread's own sequence: its tid and the TSC, mixed (splitmix64). */
+static uint64_t clock_seed(pid_t tid)
+{
+	uint64_t z = __builtin_ia32_rdtsc() ^ ((uint64_t)(uint32_t)tid << 32);
+
+	z += 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return z ? z : 1;
+}
+
+uint64_t clock_jitter(uint64_t period, uint64_t *rng)
+{
+	uint64_t h = period / 2, x = *rng;
+
+	/* xorshift64*, its high bits scaled onto 0..2h. */
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*rng = x;
+	x *= 0x2545f4914f6cdd1dull;
+	return period - h + (uint64_t)(((unsigned __int128)x * (2 * h + 1)) >> 64);
+}
+
 int clock_open(struct agent_thread *t)
 {
 	int err = 0;
@@ -160,6 +220,8 @@ int clock_open(struct agent_thread *t)
 	}
 	t->clk.timer = -1;
 	t->clk.kind = CLOCK_K_PERF;
+	t->clk.rng = clock_seed(t->tid);
+	t->clk.next = 0;
 	t->clk.cpu0 = agent_cpu_now();
 	t->clk.samples0 = 0;
 	t->clk.sw0 = clock_switches();
@@ -224,7 +286,8 @@ void clock_pause(struct agent_thread *t)
 		t->clk.left = (uint64_t)old.it_value.tv_sec * 1000000000ull +
 			      (uint64_t)old.it_value.tv_nsec;
 	else if (t->ev_fd[0] >= 0 && p && read(t->ev_fd[0], &count, sizeof(count)) == sizeof(count))
-		t->clk.left = p - count % p;
+		t->clk.left = t->clk.next > count && t->clk.next - count <= 2 * p ?
+			      t->clk.next - count : p - count % p;
 	for (unsigned e = 0; e < agent_g.cfg.nevents; e++)
 		if (t->ev_fd[e] >= 0)
 			ioctl(t->ev_fd[e], PERF_EVENT_IOC_DISABLE, 0);
@@ -233,7 +296,6 @@ void clock_pause(struct agent_thread *t)
 void clock_resume(struct agent_thread *t)
 {
 	uint64_t p = t->clk.period, left = t->clk.left;
-	struct itimerspec its;
 
 	if (left > p)
 		left = p;
@@ -248,23 +310,49 @@ void clock_resume(struct agent_thread *t)
 		if (t->ev_fd[e] >= 0)
 			ioctl(t->ev_fd[e], PERF_EVENT_IOC_ENABLE, 0);
 	if (t->clk.timer >= 0) {
-		its.it_value.tv_sec = (time_t)(left / 1000000000ull);
-		its.it_value.tv_nsec = (long)(left % 1000000000ull);
-		its.it_interval.tv_sec = (time_t)(p / 1000000000ull);
-		its.it_interval.tv_nsec = (long)(p % 1000000000ull);
-		syscall(SYS_timer_settime, t->clk.timer, 0, &its, NULL);
+		clock_posix_arm(t->clk.timer, 0, left, p);
+		t->clk.next = 0;
 	}
+}
+
+/*
+ * The next sample's target on the clock that `now` reads (the thread's CPU
+ * time, or the perf event's count): the last target and a jittered
+ * period, so that a sample's lateness does not add up, or from now where
+ * there is none (a pause, a new period) or it is a period behind (a
+ * sample long held).
+ */
+static uint64_t clock_next(struct agent_thread *t, uint64_t now, uint64_t p)
+{
+	if (t->clk.next + p < now)
+		t->clk.next = now;
+	t->clk.next += clock_jitter(p, &t->clk.rng);
+	return t->clk.next;
 }
 
 void clock_sampled(struct agent_thread *t)
 {
-	uint64_t p = t->clk.period;
+	uint64_t p = t->clk.period, count;
+	int rearm = t->clk.rearm;
 
-	if (!t->clk.rearm)
-		return;
 	t->clk.rearm = 0;
-	if (t->ev_fd[0] >= 0)
+	if (agent_g.cfg.source != SRC_SOFT) {
+		if (rearm && t->ev_fd[0] >= 0)
+			ioctl(t->ev_fd[0], PERF_EVENT_IOC_PERIOD, &p);
+	} else if (t->clk.kind == CLOCK_K_POSIX) {
+		if (t->clk.timer >= 0 && p >= agent_g.cfg.clock.tick_ns)
+			clock_posix_arm(t->clk.timer, TIMER_ABSTIME,
+					clock_next(t, agent_cpu_now(), p), p);
+	} else if (t->ev_fd[0] >= 0) {
+		/* The new period starts now, the target was due at the sample. */
+		if (read(t->ev_fd[0], &count, sizeof(count)) == sizeof(count)) {
+			p = clock_next(t, count, p);
+			p = p > count ? p - count : 1;
+		} else {
+			p = clock_jitter(p, &t->clk.rng);
+		}
 		ioctl(t->ev_fd[0], PERF_EVENT_IOC_PERIOD, &p);
+	}
 }
 
 /* Event i's period when the first samples every `period`. */
@@ -325,12 +413,7 @@ static int clock_apply(struct agent_thread *t, int kind, uint64_t period)
 	int err;
 
 	if (kind == t->clk.kind && kind == CLOCK_K_POSIX) {
-		struct itimerspec its;
-
-		its.it_value.tv_sec = (time_t)(period / 1000000000ull);
-		its.it_value.tv_nsec = (long)(period % 1000000000ull);
-		its.it_interval = its.it_value;
-		err = syscall(SYS_timer_settime, t->clk.timer, 0, &its, NULL) ? -errno : 0;
+		err = clock_posix_arm(t->clk.timer, 0, period, period);
 	} else if (kind == t->clk.kind) {
 		/* Every sampling event by the same factor (a PMU may have two). */
 		err = 0;
@@ -357,6 +440,7 @@ static int clock_apply(struct agent_thread *t, int kind, uint64_t period)
 	}
 	if (!err) {
 		t->clk.period = period;
+		t->clk.next = 0;
 		t->ext.clock_changes++;
 	}
 	return err;

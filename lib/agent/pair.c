@@ -10,7 +10,7 @@
  * One task-clock event per thread, not inherited, opened disabled; each
  * sample re-arms it for one overflow (PERF_EVENT_IOC_REFRESH), so it
  * fires once and stops, and its hrtimer runs only in that stretch.  The
- * stretch is drawn uniformly from PAIR_MIN_NS..PAIR_MAX_NS: a fixed one
+ * stretch is drawn uniformly from 1/2 to 3/2 of PAIR_NS: a fixed one
  * could fall at the same phase of a loop each time, as a fixed sampling
  * period can.
  */
@@ -21,8 +21,7 @@
 
 #include "lib/agent/agent.h"
 
-#define PAIR_MIN_NS 150000ull
-#define PAIR_MAX_NS 450000ull
+#define PAIR_NS 300000ull /* the mean stretch; drawn from half to 3/2 of it */
 
 int pair_open(struct agent_thread *t)
 {
@@ -38,7 +37,7 @@ int pair_open(struct agent_thread *t)
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = PAIR_MAX_NS;
+	a.sample_period = PAIR_NS;
 	a.sigtrap = 1;
 	a.remove_on_exec = 1;
 	a.disabled = 1;
@@ -49,8 +48,6 @@ int pair_open(struct agent_thread *t)
 	if (fd < 0)
 		return fd;
 	t->pair_fd = fd;
-	/* Seeded per thread: threads started together draw apart. */
-	t->pair_rng = (uint64_t)t->tid * 0x9e3779b97f4a7c15ull ^ agent_now();
 	return 0;
 }
 
@@ -58,18 +55,6 @@ void pair_close(struct agent_thread *t)
 {
 	agent_perf_close(&t->pair_fd, t->pair_id);
 	t->pair_armed = t->pair_fired = 0;
-}
-
-/* xorshift64*: no state outside the thread's slot, nothing of libc's. */
-static uint64_t pair_rand(struct agent_thread *t)
-{
-	uint64_t x = t->pair_rng ? t->pair_rng : 0x2545f4914f6cdd1dull;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	t->pair_rng = x;
-	return x * 0x2545f4914f6cdd1dull;
 }
 
 /* After a sample of t's clock: its follow-up, and the CPU time since the
@@ -85,7 +70,7 @@ void pair_arm(struct agent_thread *t)
 	 * would be no follow-up again. */
 	if (t->pair_armed && ioctl(t->pair_fd, PERF_EVENT_IOC_DISABLE, 0))
 		return;
-	p = PAIR_MIN_NS + pair_rand(t) % (PAIR_MAX_NS - PAIR_MIN_NS + 1);
+	p = clock_jitter(PAIR_NS, &t->clk.rng);
 	if (ioctl(t->pair_fd, PERF_EVENT_IOC_PERIOD, &p) ||
 	    ioctl(t->pair_fd, PERF_EVENT_IOC_REFRESH, 1))
 		return;

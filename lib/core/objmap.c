@@ -64,6 +64,10 @@ struct objmap {
 	struct objmap_group *groups;
 	size_t ngroups, groups_cap;
 	uint64_t static_id0; /* static objects' ids follow the blocks' */
+	/* Per group its blocks' births and ends, each in time order: group
+	 * g's at [live_ix[g], live_ix[g + 1]) (objmap_live). */
+	uint64_t *born, *died;
+	size_t *live_ix;
 };
 
 const char *objmap_kind_name(uint32_t kind)
@@ -895,6 +899,78 @@ static const struct om_static *om_find_static(const struct objmap *m, uint32_t i
 
 /* ------------------------------------------------------------------ API */
 
+static int om_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int om_live_index(struct objmap *m)
+{
+	size_t *at;
+
+	m->live_ix = calloc(m->ngroups + 1, sizeof(*m->live_ix));
+	m->born = malloc((m->nblocks ? m->nblocks : 1) * sizeof(*m->born));
+	m->died = malloc((m->nblocks ? m->nblocks : 1) * sizeof(*m->died));
+	at = calloc(m->ngroups + 1, sizeof(*at));
+	if (!m->live_ix || !m->born || !m->died || !at) {
+		free(at);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->nblocks; i++)
+		m->live_ix[m->blocks[i].group + 1]++;
+	for (size_t g = 0; g < m->ngroups; g++)
+		at[g] = m->live_ix[g + 1] += m->live_ix[g];
+	for (size_t g = m->ngroups; g-- > 0;)
+		at[g] = m->live_ix[g];
+	for (size_t i = 0; i < m->nblocks; i++) {
+		size_t j = at[m->blocks[i].group]++;
+
+		m->born[j] = m->blocks[i].t0;
+		m->died[j] = m->blocks[i].t1;
+	}
+	for (size_t g = 0; g < m->ngroups; g++) {
+		size_t a = m->live_ix[g], n = m->live_ix[g + 1] - a;
+
+		qsort(m->born + a, n, sizeof(*m->born), om_u64_cmp);
+		qsort(m->died + a, n, sizeof(*m->died), om_u64_cmp);
+	}
+	free(at);
+	return 0;
+}
+
+/* How many of v[0..n), in order, are at most t. */
+static size_t om_upto(const uint64_t *v, size_t n, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint64_t objmap_live(const struct objmap *m, uint32_t group, uint64_t time)
+{
+	size_t a, n, born, died;
+
+	if (group >= m->ngroups)
+		return 0;
+	a = m->live_ix[group];
+	n = m->live_ix[group + 1] - a;
+	/* Those born by then less those ended by then are alive (a block
+	 * ends after its birth, unless the records say otherwise). */
+	born = om_upto(m->born + a, n, time);
+	died = om_upto(m->died + a, n, time);
+	return born > died ? born - died : 0;
+}
+
 int objmap_build(struct objmap **out, const struct profile *p)
 {
 	struct objmap *m = calloc(1, sizeof(*m));
@@ -916,6 +992,8 @@ int objmap_build(struct objmap **out, const struct profile *p)
 		err = om_statics(m);
 	if (!err)
 		err = om_names(m);
+	if (!err)
+		err = om_live_index(m);
 	if (err) {
 		objmap_free(m);
 		return err;
@@ -935,6 +1013,9 @@ void objmap_free(struct objmap *m)
 	free(m->runs);
 	free(m->statics);
 	free(m->procs);
+	free(m->born);
+	free(m->died);
+	free(m->live_ix);
 	free(m);
 }
 

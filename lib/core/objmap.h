@@ -96,6 +96,10 @@ int objmap_find(const struct objmap *m, uint32_t pid, uint64_t addr, uint64_t ti
 int objmap_recycled(const struct objmap *m, uint32_t pid, uint64_t a_addr, uint64_t a_time,
 		    uint64_t b_addr, uint64_t b_time);
 
+/* How many blocks of a group (heap, mmap or stack) were alive at a time,
+ * in any process. */
+uint64_t objmap_live(const struct objmap *m, uint32_t group, uint64_t time);
+
 size_t objmap_ngroups(const struct objmap *m);
 const struct objmap_group *objmap_group(const struct objmap *m, uint32_t group);
 const char *objmap_kind_name(uint32_t kind); /* "heap", "mmap", "stack", "static", "none" */

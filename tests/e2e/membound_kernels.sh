@@ -7,9 +7,9 @@
 #   - read over 9/10 of L3 (the calibrated, effective L3): at L3.  Not
 #     half: a quick calibration under load can find an L3 only twice L2
 #     (seen: 2 MiB against 1 MiB), and half of it is then L2-sized; the
-#     estimate's footprint of a stream runs 0.7 to 1 of its buffer, and
-#     0.9 L3 keeps that above L2 whenever L3 is 2 L2 or more, which level
-#     detection ensures;
+#     estimate's footprint of a stream is its buffer (the heap block
+#     whole), and 0.9 L3 keeps that above L2 whenever L3 is 2 L2 or more,
+#     which level detection ensures;
 #   - read over 8 x L3 (at least 128 MiB): bandwidth bound at DRAM;
 #   - chase over the same: latency bound at DRAM;
 #   - phases, compute then read over DRAM: two verdicts, the boundary

@@ -15,7 +15,12 @@
  *   - never faster than the rate asked for, never slower than 10 Hz on a
  *     forced perf clock; a forced clock is kept;
  *   - a PMU's period (events) grows by what its samples cost over the
- *     budget, and comes back down to the user's.
+ *     budget, and comes back down to the user's;
+ *   - the jitter (clock_jitter) keeps every period within half of it
+ *     either side, with the mean the governor's, spread evenly; in a loop
+ *     whose pass divides the period, or is the period, each sample moves
+ *     on from the last to a point spread evenly over the pass, where a
+ *     periodic clock would hit one point of it every time.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -171,13 +176,70 @@ static void pmu_scales(void **state)
 	assert_int_equal(p, 100000);
 }
 
+#define DRAWS 100000
+
+static void jitter_range_mean(void **state)
+{
+	static const uint64_t periods[] = { 1, 2, 3, 5 * MS + 1, 5 * MS, 100 * MS };
+	uint64_t rng = 0x1234567u;
+	unsigned bin[10] = { 0 };
+
+	(void)state;
+	for (unsigned k = 0; k < sizeof(periods) / sizeof(periods[0]); k++) {
+		uint64_t p = periods[k], h = p / 2;
+		double sum = 0;
+
+		for (int i = 0; i < DRAWS; i++) {
+			uint64_t j = clock_jitter(p, &rng);
+
+			assert_in_range(j, p - h, p + h);
+			assert_true(rng != 0);
+			sum += (double)j;
+			if (p == 5 * MS)
+				bin[(j - (p - h)) * 10 / (2 * h + 1)]++;
+		}
+		/* The mean of a uniform draw of width p has a standard error
+		 * of p / sqrt(12 DRAWS) = 0.09% of p: 0.5% is over 5 of them. */
+		assert_true(sum / DRAWS > (double)p * 0.995 && sum / DRAWS < (double)p * 1.005);
+	}
+	/* 10000 draws a tenth expected, a standard deviation of 95: 5 of them. */
+	for (int b = 0; b < 10; b++)
+		assert_in_range(bin[b], 9525, 10475);
+}
+
+/* How far each sample moves on from the last in a loop of `pass` ns, in
+ * 20 parts of it: evenly spread, the sample's point in the loop is new at
+ * each (a jitter of a quarter either side moves one by a period's pass
+ * only into half of it, and a run's 20 samples of an interval would cover
+ * the pass unevenly). */
+static void jitter_phase(uint64_t period, uint64_t pass)
+{
+	uint64_t rng = 0xfeedu;
+	unsigned bin[20] = { 0 };
+
+	for (int i = 0; i < 20000; i++)
+		bin[clock_jitter(period, &rng) % pass * 20 / pass]++;
+	/* 1000 a part expected, a standard deviation of 31: 5 of them. */
+	for (int b = 0; b < 20; b++)
+		assert_in_range(bin[b], 845, 1155);
+}
+
+static void jitter_breaks_aliasing(void **state)
+{
+	(void)state;
+	jitter_phase(5 * MS, 50 * US);
+	jitter_phase(5 * MS, 5 * MS);
+	jitter_phase(5 * MS, 2500 * US);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(compute_keeps_perf), cmocka_unit_test(handoff_goes_posix),
 		cmocka_unit_test(back_to_perf),       cmocka_unit_test(hysteresis),
 		cmocka_unit_test(tiny_budget),        cmocka_unit_test(bounds),
-		cmocka_unit_test(pmu_scales),
+		cmocka_unit_test(pmu_scales),         cmocka_unit_test(jitter_range_mean),
+		cmocka_unit_test(jitter_breaks_aliasing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

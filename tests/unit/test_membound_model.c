@@ -5,10 +5,13 @@
  * pointer chase, L2- and L3-sized footprints), the probe's classes
  * against the calibration in the meta, phases and their boundaries, and
  * the counters of a pmu host: deltas per interval, the paper's shapes
- * giving the paper's verdicts, multiplexed counts marked scaled; and the
- * records' checks as untrusted input.
+ * giving the paper's verdicts, multiplexed counts marked scaled; the
+ * footprint of objects (a grid made row by row, a few rows used, a
+ * buffer made again in place) and the estimate of a site's instances in
+ * use; and the records' checks as untrusted input.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -448,6 +451,96 @@ static void test_records(void **state)
 	assert_int_equal(d->check(&r.h, why, sizeof(why)), -EBADMSG);
 }
 
+/* All 4096 rows alive unless the repeats are past a 1% tail; else
+ * Chao1, between the rows sampled and those alive. */
+static void test_instances(void **state)
+{
+	(void)state;
+	assert_true(mb_instances(100, 100, 100, 0, 4096) == 4096);
+	/* 1.2 repeats expected: 3 are chance (a 12% tail), 5 are not (0.8%). */
+	assert_true(mb_instances(100, 97, 94, 3, 4096) == 4096);
+	assert_true(fabs(mb_instances(100, 95, 90, 5, 4096) - (95 + 90.0 * 90 / 10)) < 1e-9);
+	/* Ten rows, ten samples each: those ten. */
+	assert_true(mb_instances(100, 10, 0, 0, 4096) == 10);
+	/* Never fewer than sampled, nor more than alive. */
+	assert_true(mb_instances(100, 60, 20, 0, 4096) == 4096 ||
+		    mb_instances(100, 60, 20, 0, 4096) == 60 + 20 * 19 / 2);
+	assert_true(mb_instances(100, 60, 40, 0, 61) <= 61);
+	assert_true(mb_instances(5, 5, 5, 0, 1) == 5);
+	assert_true(mb_instances(0, 0, 0, 0, 4096) == 0);
+}
+
+#define GRID 0x560000000000ull
+#define ROW (64ull << 10)
+
+static void add_block(struct profile *p, uint64_t time, uint64_t addr, uint64_t size, int is_free)
+{
+	struct rec_alloc a = { .h = { sizeof(a), REC_ALLOC, 0 }, .pid = PID, .tid = 1,
+			       .time = time, .addr = addr, .size = size, .kind = ALLOC_MALLOC };
+	struct rec_free f = { .h = { sizeof(f), REC_FREE, 0 }, .pid = PID, .tid = 1,
+			      .time = time, .addr = addr };
+
+	assert_int_equal(profile_add(p, is_free ? &f.h : &a.h), 0);
+}
+
+/* A streaming sample of thread 1 at time t, address addr. */
+static void add_at(struct profile *p, uint64_t t, uint64_t addr)
+{
+	struct rec_sample s = { .h = { sizeof(s), REC_SAMPLE, 0 }, .pid = PID, .tid = 1,
+				.time = t, .ip = 0x401000, .addr = addr, .size = 8,
+				.kind = MEM_LOAD, .flags = SAMPLE_F_ADDR,
+				.weight = 1 + FLOOR + (uint64_t)(200 * TSC_HZ / 1e9) };
+
+	assert_int_equal(profile_add(p, &s.h), 0);
+}
+
+/* 4096 rows of 64 KiB, 100 samples in a 100 ms interval: on 100 rows
+ * spread over the grid, 256 MiB; on 10 rows ten times each, those 10. */
+static void test_rows(void **state)
+{
+	for (int few = 0; few < 2; few++) {
+		struct profile p;
+		const struct mb_model *m;
+
+		(void)state;
+		prof_new(&p);
+		add_thread(&p, 1);
+		for (uint64_t r = 0; r < 4096; r++)
+			add_block(&p, T0 - 1000 + r, GRID + r * (ROW + 16), ROW, 0);
+		for (uint64_t i = 0; i < 100; i++) {
+			uint64_t r = few ? i % 10 * 409 : i * 41 % 4096;
+
+			add_at(&p, T0 + i * MS, GRID + r * (ROW + 16) + i * 640);
+		}
+		m = model_of(&p);
+		assert_int_equal(m->niv, 1);
+		if (few)
+			assert_true(m->iv[0].t.footprint == 10.0 * ROW);
+		else
+			assert_true(m->iv[0].t.footprint == 4096.0 * ROW);
+		profile_free(&p);
+	}
+}
+
+/* A buffer freed and made again in place between samples: one buffer. */
+static void test_in_place(void **state)
+{
+	struct profile p;
+	const struct mb_model *m;
+
+	(void)state;
+	prof_new(&p);
+	add_thread(&p, 1);
+	for (uint64_t i = 0; i < 100; i++) {
+		add_block(&p, T0 + i * MS, GRID, ROW, 0);
+		add_at(&p, T0 + i * MS + 10, GRID + i * 640);
+		add_block(&p, T0 + i * MS + 20, GRID, 0, 1);
+	}
+	m = model_of(&p);
+	assert_true(m->iv[0].t.footprint == (double)ROW);
+	profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,6 +551,9 @@ int main(void)
 		cmocka_unit_test(test_no_calibration),
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_instances),
+		cmocka_unit_test(test_rows),
+		cmocka_unit_test(test_in_place),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,10 +15,12 @@
  *    at L3 or DRAM is the share of time a thread was about to wait on a
  *    line from there: a pointer chase waits on every one, a stream finds
  *    its next line prefetched.
- *  - footprint: per data object, the span of the addresses sampled in it
- *    in the interval, widened by the expected gap at its ends
- *    (span (n+1)/(n-1) for n uniform samples), at most the object's size;
- *    summed per thread.  The smallest level that holds it is where the
+ *  - footprint: the sizes of the live objects the samples touched (see
+ *    mb_footprints): a heap block or mapping whole, as its allocation
+ *    record says, and for a site whose instances the samples reach only
+ *    some of, as many as the samples' repeats say were in use; a static
+ *    variable whole; the addresses of a stack or of no known object by
+ *    the span sampled.  The smallest level that holds it is where the
  *    thread's data lives (L1 and L2 per thread, L3 for all threads).
  *
  *  - chase: of the memory samples, the loads that chase a pointer (the
@@ -195,8 +197,17 @@ static void mb_calib_read(const struct profile *p, struct mb_calib_view *c)
 /* Addresses sampled in one object by one thread in one interval. */
 struct mb_span {
 	uint32_t k, thread;
-	uint64_t key;      /* the object's id, or its 1 GiB region | 1 */
+	uint64_t key;      /* the object's start << 1, or its 1 GiB region << 1 | 1 */
 	uint64_t lo, hi, n, size;
+	uint32_t group;    /* objmap's, OBJMAP_NO_GROUP for none */
+	uint32_t whole;    /* counted whole (heap, mmap, static), else by its span */
+};
+
+/* A site's instances touched by one thread (or all) in a window. */
+struct mb_site {
+	uint32_t k, thread, group;
+	uint64_t n, m, f1, f2; /* samples; instances; those sampled once, twice */
+	double bytes;          /* the instances' sizes summed */
 };
 
 struct mb_func {
@@ -243,28 +254,29 @@ static struct mb_interval *mb_interval_get(struct mb_build *b, uint32_t k)
 	return &m->iv[k];
 }
 
-/* Addresses lo..hi, n samples, into the span of (k, thread, key). */
-static int mb_span_add(struct mb_build *b, uint32_t k, uint32_t thread, uint64_t key,
-		       uint64_t lo, uint64_t hi, uint64_t n, uint64_t size)
+/* The addresses of x into the span of (k, thread, key). */
+static int mb_span_add(struct mb_build *b, uint32_t k, uint32_t thread, const struct mb_span *x)
 {
-	uint64_t hv = hash_mix(hash_mix(hash_u64(k), thread), key);
+	uint64_t hv = hash_mix(hash_mix(hash_u64(k), thread), x->key);
 	struct mb_span *s;
 	size_t i;
 
 	for (size_t c = 0; (i = hash_walk(&b->sp_ix, hv, &c)) != HASH_NONE;) {
 		s = &b->sp[i];
-		if (s->k == k && s->thread == thread && s->key == key) {
-			s->lo = lo < s->lo ? lo : s->lo;
-			s->hi = hi > s->hi ? hi : s->hi;
-			s->n += n;
+		if (s->k == k && s->thread == thread && s->key == x->key) {
+			s->lo = x->lo < s->lo ? x->lo : s->lo;
+			s->hi = x->hi > s->hi ? x->hi : s->hi;
+			s->n += x->n;
 			return 0;
 		}
 	}
 	if (array_grow(&b->sp, &b->spcap, b->nsp, sizeof(*b->sp)) ||
 	    hash_add(&b->sp_ix, hv, b->nsp))
 		return -ENOMEM;
-	b->sp[b->nsp++] = (struct mb_span){ .k = k, .thread = thread, .key = key, .lo = lo,
-					    .hi = hi, .n = n, .size = size };
+	s = &b->sp[b->nsp++];
+	*s = *x;
+	s->k = k;
+	s->thread = thread;
 	return 0;
 }
 
@@ -274,6 +286,8 @@ static double mb_span_bytes(const struct mb_span *s)
 {
 	double w;
 
+	if (s->whole)
+		return (double)s->size;
 	if (s->n < 2)
 		return 64;
 	w = (double)(s->hi - s->lo + 64) * (double)(s->n + 1) / (double)(s->n - 1);
@@ -360,15 +374,20 @@ static int mb_samples(struct mb_build *b)
 		mb_tally_add(&m->all, &x);
 		if ((s->flags & SAMPLE_F_ADDR) && !(s->flags & SAMPLE_F_STACK)) {
 			struct objmap_obj ob;
-			uint64_t key = (s->addr >> 30) << 1 | 1, size = 0;
+			struct mb_span x = { .key = (s->addr >> 30) << 1 | 1, .n = 1,
+					     .lo = s->addr & ~63ull, .hi = s->addr & ~63ull,
+					     .group = OBJMAP_NO_GROUP };
 			int err;
 
+			/* By its start: blocks freed and made again at one
+			 * address are the same lines to the caches. */
 			if (b->om && !objmap_find(b->om, s->pid, s->addr, s->time, &ob) && ob.id) {
-				key = ob.id << 1;
-				size = ob.size;
+				x.key = ob.start << 1;
+				x.size = ob.size;
+				x.whole = ob.kind != OBJ_STACK;
+				x.group = ob.kind == OBJ_STATIC ? OBJMAP_NO_GROUP : ob.group;
 			}
-			if ((err = mb_span_add(b, k, th, key, s->addr & ~63ull, s->addr & ~63ull, 1,
-					       size)))
+			if ((err = mb_span_add(b, k, th, &x)))
 				return err;
 		}
 	}
@@ -376,33 +395,139 @@ static int mb_samples(struct mb_build *b)
 }
 
 /*
- * Footprints: per thread and interval the sum of the spans of the objects
- * it touched in the intervals from MB_FP_WINDOW before to MB_FP_WINDOW
- * after, each object's span taken over that window.  An interval's own
- * samples are few (20 at 200 Hz), and a loop whose pass is short against
- * the sampling period can alias with it: for a while its samples then
- * fall on a few addresses, or all on the loop's bookkeeping (seen here: a
- * 512 KiB read loop whose intervals spanned 330 bytes to 512 KiB); the
- * phase drifts from one interval to the next, and five together see the
- * loop whole.  At a switch the window lends one kernel's footprint to
- * the other's intervals, which matters only where the memory share or
- * chases make it.  The interval's level question is asked per thread (L1
+ * Footprints: per thread and interval the sum of the objects it touched
+ * in the intervals from MB_FP_WINDOW before to MB_FP_WINDOW after.  An
+ * interval's own samples are few (20 at 200 Hz), and five together see
+ * more of a loop (and of one that aliased with the sampling period; the
+ * clocks now jitter, lib/agent/clock.c).  At a switch the window lends
+ * one kernel's footprint to the other's intervals, which matters only
+ * where the memory share or chases make it.
+ *
+ * What the samples touched is the objects, not the lines sampled (a
+ * grid made row by row was read as a few KB):
+ *  - a heap block or mapping counts whole, its size from the allocation
+ *    record: a block bigger than the part a loop reads reads larger (the
+ *    kernels of the tests allocate what they read);
+ *  - a site of many instances (4096 rows of 64 KiB) gets, say, 100
+ *    samples on as many rows in a window: the rows it used are estimated
+ *    (mb_instances) from how often the samples fell on one twice, at
+ *    most the site's blocks alive in the window, times the mean size of
+ *    the instances touched;
+ *  - a static variable counts whole; a thread's stack, and addresses of
+ *    no known object (a region of 1 GiB each), by the span of the
+ *    addresses sampled, widened by the expected unsampled ends.
+ * Blocks are told apart by their start, so a buffer freed and made again
+ * in place is one.  The interval's level question is asked per thread (L1
  * and L2 are private), so it keeps the largest thread's footprint for
- * L1/L2 and the sum for L3.
+ * L1/L2 and all threads' together for L3, each object counted once there
+ * (a thread that reads its half of a shared array touches all of it).
  */
 #define MB_FP_WINDOW 2
+/* The tail below which the samples' repeats deny that every live
+ * instance of a site was in use. */
+#define MB_FP_REJECT 0.01
+
+/* P(X >= c) for X Poisson with mean lambda (its terms in logs: e^-lambda
+ * alone underflows past 745). */
+static double mb_poisson_tail(uint64_t c, double lambda)
+{
+	double below = 0, ll;
+
+	if (lambda <= 0)
+		return c ? 0 : 1;
+	ll = log(lambda);
+	for (uint64_t i = 0; i < c && below < 1; i++)
+		below += exp(-lambda + (double)i * ll - lgamma((double)i + 1));
+	return below < 1 ? 1 - below : 0;
+}
+
+/*
+ * How many instances of a site of `live` were in use, from n samples that
+ * fell on m of them, f1 of those once and f2 twice.  If all live ones were
+ * used evenly, n samples would repeat n - live (1 - (1 - 1/live)^n) times
+ * on average (about Poisson): all live ones unless there are so many
+ * more repeats that this is below a 1% tail.  Else Chao1's lower bound,
+ * m + f1^2 / (2 f2) (f1 (f1 - 1) / 2 without pairs), between m and live.
+ * With 100 samples over 4096 rows, 1.2 repeats are expected: 2 or 3 are
+ * chance, 5 (a 0.8% tail) say fewer rows, about 1000.
+ */
+double mb_instances(uint64_t n, uint64_t m, uint64_t f1, uint64_t f2, uint64_t live)
+{
+	double l, expect, chao;
+
+	if (live < m)
+		live = m;
+	if (!m || live == m)
+		return (double)m;
+	l = (double)live;
+	expect = (double)n - l * -expm1((double)n * log1p(-1 / l));
+	/* No more repeats than expected: no need to weigh them. */
+	if ((double)(n - m) <= expect || mb_poisson_tail(n - m, expect) >= MB_FP_REJECT)
+		return l;
+	chao = f2 ? (double)m + (double)f1 * (double)f1 / (2.0 * (double)f2) :
+		    (double)m + (double)f1 * ((double)f1 - 1) / 2;
+	return chao < l ? chao : l;
+}
+
+/* The window's instances of site x->group as seen by (k, thread). */
+static int mb_site_add(struct mb_site **v, size_t *n, size_t *cap, struct hash *ix,
+		       const struct mb_span *x)
+{
+	uint64_t hv = hash_mix(hash_mix(hash_u64(x->k), x->thread), x->group);
+	struct mb_site *s = NULL;
+	size_t i;
+
+	for (size_t c = 0; (i = hash_walk(ix, hv, &c)) != HASH_NONE;)
+		if ((*v)[i].k == x->k && (*v)[i].thread == x->thread && (*v)[i].group == x->group) {
+			s = &(*v)[i];
+			break;
+		}
+	if (!s) {
+		if (array_grow(v, cap, *n, sizeof(**v)) || hash_add(ix, hv, *n))
+			return -ENOMEM;
+		s = &(*v)[(*n)++];
+		*s = (struct mb_site){ .k = x->k, .thread = x->thread, .group = x->group };
+	}
+	s->n += x->n;
+	s->m++;
+	s->f1 += x->n == 1;
+	s->f2 += x->n == 2;
+	s->bytes += (double)x->size;
+	return 0;
+}
+
+/* The most blocks of a site alive at the start, middle or end of the
+ * window around interval k. */
+static uint64_t mb_site_live(const struct mb_build *b, uint32_t group, uint32_t k)
+{
+	const struct mb_model *m = b->m;
+	uint64_t a = m->t0 + (k > MB_FP_WINDOW ? k - MB_FP_WINDOW : 0) * m->interval_ns;
+	uint64_t e = m->t0 + ((uint64_t)k + MB_FP_WINDOW + 1) * m->interval_ns - 1, most = 0;
+	uint64_t at[3] = { a, a + (e - a) / 2, e };
+
+	for (int i = 0; i < 3 && b->om; i++) {
+		uint64_t l = objmap_live(b->om, group, at[i]);
+
+		most = l > most ? l : most;
+	}
+	return most;
+}
 
 static int mb_footprints(struct mb_build *b)
 {
 	struct mb_model *m = b->m;
-	double *per = calloc(m->niv * (m->nthr ? m->nthr : 1), sizeof(double));
+	size_t per_thr = m->nthr + 1; /* the last: all threads together */
+	double *per = calloc(m->niv * per_thr, sizeof(double));
 	struct mb_build w = { .m = m };
-	size_t n = b->nsp;
+	struct mb_site *site = NULL;
+	size_t n = b->nsp, nsite = 0, sitecap = 0;
+	struct hash site_ix = { 0 };
 	int err = 0;
 
 	if (!per)
 		return -ENOMEM;
-	/* Each span into the windows of the intervals around it. */
+	/* Each span into the windows of the intervals around it, its
+	 * thread's and all threads'. */
 	for (size_t i = 0; i < n && !err; i++)
 		for (int d = -MB_FP_WINDOW; d <= MB_FP_WINDOW && !err; d++) {
 			const struct mb_span *x = &b->sp[i];
@@ -410,32 +535,43 @@ static int mb_footprints(struct mb_build *b)
 
 			if (k < 0 || (size_t)k >= m->niv)
 				continue;
-			err = mb_span_add(&w, (uint32_t)k, x->thread, x->key, x->lo, x->hi, x->n,
-					  x->size);
+			err = mb_span_add(&w, (uint32_t)k, x->thread, x);
+			if (!err)
+				err = mb_span_add(&w, (uint32_t)k, (uint32_t)m->nthr, x);
 		}
-	for (size_t i = 0; i < w.nsp && !err; i++)
-		per[(size_t)w.sp[i].k * m->nthr + w.sp[i].thread] += mb_span_bytes(&w.sp[i]);
-	if (err) {
-		free(per);
-		goto out;
+	for (size_t i = 0; i < w.nsp && !err; i++) {
+		if (w.sp[i].whole && w.sp[i].group != OBJMAP_NO_GROUP)
+			err = mb_site_add(&site, &nsite, &sitecap, &site_ix, &w.sp[i]);
+		else
+			per[(size_t)w.sp[i].k * per_thr + w.sp[i].thread] += mb_span_bytes(&w.sp[i]);
 	}
+	for (size_t i = 0; i < nsite && !err; i++) {
+		const struct mb_site *x = &site[i];
+
+		per[(size_t)x->k * per_thr + x->thread] +=
+			mb_instances(x->n, x->m, x->f1, x->f2, mb_site_live(b, x->group, x->k)) *
+			x->bytes / (double)x->m;
+	}
+	if (err)
+		goto out;
 	for (size_t k = 0; k < m->niv; k++) {
-		double most = 0, sum = 0;
+		double most = 0, all = per[k * per_thr + m->nthr];
 
 		for (size_t t = 0; t < m->nthr; t++) {
-			double f = per[k * m->nthr + t];
+			double f = per[k * per_thr + t];
 
-			sum += f;
 			most = f > most ? f : most;
 			if (f > m->thr[t].footprint)
 				m->thr[t].footprint = f;
 		}
 		/* Private levels see one thread's data; L3 everyone's. */
 		m->iv[k].t.footprint = mb_level_of(&m->cal, most) <= MB_L2 &&
-				       mb_level_of(&m->cal, sum) <= MB_L3 ? most : sum;
+				       mb_level_of(&m->cal, all) <= MB_L3 ? most : all;
 	}
-	free(per);
 out:
+	free(per);
+	free(site);
+	hash_free(&site_ix);
 	free(w.sp);
 	hash_free(&w.sp_ix);
 	return err;

@@ -134,6 +134,9 @@ void mb_tally_classify(struct mb_tally *t, const struct mb_calib_view *c, int pm
 int mb_where_of(const struct mb_calib_view *c, double ns);
 /* The level holding a working set of `bytes` (a thread's, for L1 and L2). */
 int mb_level_of(const struct mb_calib_view *c, double bytes);
+/* How many of a site's `live` instances were in use, from n samples on m
+ * of them, f1 of those sampled once and f2 twice (model.c). */
+double mb_instances(uint64_t n, uint64_t m, uint64_t f1, uint64_t f2, uint64_t live);
 /* Names for columns: "not_memory_bound", "bandwidth", "latency", "unknown";
  * "L1", "L2", "L3", "DRAM", "remote DRAM". */
 const char *mb_verdict_name(int v);
