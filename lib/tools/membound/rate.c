@@ -24,9 +24,10 @@
  * of the threads with valid pairs in an interval, on average.  Each pair is one of:
  *  - away: the lead found no memory access (or a push or a pop): time
  *    that moved no data to speak of;
- *  - valid: both in one object, or at the same offset of two objects of
- *    one size (a[i] and b[i] of a copy), having moved at most a quarter
- *    of the object;
+ *  - valid: both in one object, or in two blocks of one allocation site
+ *    (a grid's rows, made in order, lie in order), or at the same offset
+ *    of two objects of one size (a[i] and b[i] of a copy), having moved
+ *    at most a quarter of the object (of the site's live blocks);
  *  - else excluded (different objects, a wrap, a jump, or either on a
  *    stack, whose lines stay in L1: a streaming loop's spilled
  *    variables): its span is taken to move data as the valid and away
@@ -72,13 +73,19 @@ int mb_rate_observe(const struct objmap *om, const struct rec_mb_pair *r, struct
 		t->pr_span_stack += (double)r->span_ns;
 		return 0;
 	}
-	if (a.id == b.id)
-		d = (int64_t)(r->addr - r->lead_addr);
-	else if (a.size == b.size && a.size >= MB_RATE_MIN_OBJ)
-		d = (int64_t)(b.offset - a.offset);
-	else
-		return 0;
 	size = a.size;
+	if (a.id == b.id) {
+		d = (int64_t)(r->addr - r->lead_addr);
+	} else if (a.group == b.group && a.group != OBJMAP_NO_GROUP && a.kind == OBJ_HEAP) {
+		/* Blocks of one site (a grid's rows) made one after another
+		 * lie in order: a sweep moves through their addresses. */
+		d = (int64_t)(r->addr - r->lead_addr);
+		size = a.size * objmap_live(om, a.group, r->time);
+	} else if (a.size == b.size && a.size >= MB_RATE_MIN_OBJ) {
+		d = (int64_t)(b.offset - a.offset);
+	} else {
+		return 0;
+	}
 	if ((uint64_t)llabs(d) > size / 4)
 		return 0;
 	rate = (double)llabs(d) * (r->streams ? r->streams : 1) / (double)r->dt_ns;
