@@ -59,7 +59,7 @@ struct shared {
 	int threads, reps, only, plain;
 	double secs;
 	pthread_barrier_t bar;
-	volatile int stop;   /* set by thread 0 between two barriers */
+	int stop;            /* set by thread 0 between two barriers, which order it */
 	uint64_t start, end;
 	double best[NKERNEL], sum[NKERNEL];
 	long counted[NKERNEL];
