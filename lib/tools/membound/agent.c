@@ -20,10 +20,21 @@
 static struct membound_params mb_p;
 static ZydisDecoder mb_dec; /* allocation-free: fine in a handler */
 
+/* The streams of the loops of recent follow-ups, by IP: a scan decodes
+ * up to 200 instructions (tens of microseconds), and a hot loop's IPs
+ * come again and again. */
+#define MB_LOOP_CACHE 32
+
+struct mb_loop_seen {
+	uint64_t ip;
+	uint16_t streams, written;
+};
+
 /* Per thread (agent_thread.state): its last lead, for the follow-up. */
 struct mb_state {
 	uint64_t seq;  /* agent_thread.pair_seq when the lead was taken */
 	uint64_t addr; /* its address, 0 none */
+	struct mb_loop_seen seen[MB_LOOP_CACHE];
 };
 
 static int mb_init(const void *params)
@@ -259,8 +270,16 @@ static void mb_pair(struct agent_thread *t, const struct rec_sample *s)
 	r.addr = addr;
 	r.dt_ns = t->pair_dt;
 	r.span_ns = t->pair_span;
-	if (addr && st->addr)
-		mb_streams(s->ip, &r.streams, &r.wstreams);
+	if (addr && st->addr) {
+		struct mb_loop_seen *e = &st->seen[(s->ip ^ s->ip >> 7) % MB_LOOP_CACHE];
+
+		if (e->ip != s->ip) {
+			e->ip = s->ip;
+			mb_streams(s->ip, &e->streams, &e->written);
+		}
+		r.streams = e->streams;
+		r.wstreams = e->written;
+	}
 	st->seq = 0;
 	if (arena_write(&agent_g.arena, &r, sizeof(r), REC_MB_PAIR))
 		t->st.dropped++;
