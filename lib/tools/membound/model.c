@@ -25,6 +25,8 @@
  *
  *  - chase: of the memory samples, the loads that chase a pointer (the
  *    agent decodes them: a load into a register its address is made of).
+ *  - achieved bandwidth: from the pairs of a sample and its follow-up
+ *    (rate.c), against the calibrated peak of the footprint's level.
  *
  * Verdicts (decisions written in cdt-membound(1)):
  *  - a working set that fits L1 is not memory bound: an L1 hit costs what
@@ -33,9 +35,13 @@
  *  - latency bound when half or more of the memory samples chase a
  *    pointer: at DRAM when a quarter or more of the probed lines were in
  *    DRAM, else at the footprint's level;
- *  - else bandwidth bound at the footprint's level when 70% of the time
- *    or more was at memory instructions;
- *  - else not memory bound.
+ *  - in L2 or L3: bandwidth bound there when 70% of the time or more was
+ *    at memory instructions, else not memory bound;
+ *  - beyond the caches, by the achieved bandwidth: bandwidth bound at
+ *    DRAM from half the peak; below it latency bound when the time at
+ *    memory or the lines in DRAM say so, else not memory bound; without
+ *    a figure, latency bound by the lines in DRAM, not memory bound by
+ *    the time away from memory, else too few samples to tell.
  */
 #include <errno.h>
 #include <math.h>
