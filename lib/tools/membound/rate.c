@@ -76,13 +76,14 @@ int mb_rate_observe(const struct objmap *om, const struct rec_mb_pair *r, struct
 	size = a.size;
 	if (a.id == b.id) {
 		d = (int64_t)(r->addr - r->lead_addr);
+	} else if (a.size == b.size && a.size >= MB_RATE_MIN_OBJ) {
+		/* Arrays indexed in step (a copy's), of one site or not. */
+		d = (int64_t)(b.offset - a.offset);
 	} else if (a.group == b.group && a.group != OBJMAP_NO_GROUP && a.kind == OBJ_HEAP) {
-		/* Blocks of one site (a grid's rows) made one after another
-		 * lie in order: a sweep moves through their addresses. */
+		/* Smaller blocks of one site (a grid's rows) made one after
+		 * another lie in order: a sweep moves through their addresses. */
 		d = (int64_t)(r->addr - r->lead_addr);
 		size = a.size * objmap_live(om, a.group, r->time);
-	} else if (a.size == b.size && a.size >= MB_RATE_MIN_OBJ) {
-		d = (int64_t)(b.offset - a.offset);
 	} else {
 		return 0;
 	}
