@@ -6,7 +6,7 @@
 #                one line of a heap block, 412 detections, 7 by traps;
 #   record.data  cdt record --watch watched_counter:w on watchme 3 150: 4
 #                threads, 234 memory samples, 450 traps of 8-byte rmw;
-# and a merge of two copies adds up.  A profile written now says 1.3.
+# and a merge of two copies adds up.  A profile written now says 1.4.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 
@@ -72,9 +72,9 @@ cp "$fx/comm.data" "$tmp/cdt.data.1"
 expect detections 824
 expect threads 8
 
-# What this cdt writes is 1.3: major 1, minor 3, little-endian u16s at 8.
+# What this cdt writes is 1.4: major 1, minor 4, little-endian u16s at 8.
 "$CDT" record -q -o "$tmp/new.data" "$W/threads" 1 0.05 >/dev/null 2>"$tmp/err" ||
 	fail "cdt record: $(cat "$tmp/err")"
-[ "$(od -A n -t u2 -j 8 -N 4 "$tmp/new.data" | tr -s ' ')" = " 1 3" ] ||
-	fail "a new file's version is not 1.3: $(od -A n -t u2 -j 8 -N 4 "$tmp/new.data")"
+[ "$(od -A n -t u2 -j 8 -N 4 "$tmp/new.data" | tr -s ' ')" = " 1 4" ] ||
+	fail "a new file's version is not 1.4: $(od -A n -t u2 -j 8 -N 4 "$tmp/new.data")"
 exit 0

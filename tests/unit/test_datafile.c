@@ -915,7 +915,7 @@ static void test_bad_header(void **state)
 	memcpy(file + 8, &v, 4);
 	assert_int_equal(df_read_mem(file, len, count_fn, &n, err, sizeof(err)), -EPROTO);
 	assert_string_equal(err, "cdt.data version 2.0: this cdt reads version 1 files only "
-				 "(it writes 1.3)");
+				 "(it writes 1.4)");
 	/* the version is checked before the rest of the header */
 	assert_int_equal(df_read_mem(file, 12, count_fn, &n, err, sizeof(err)), -EPROTO);
 	/* a later minor version of 1 reads */
