@@ -4,7 +4,7 @@
  * membound(1), "achieved bandwidth").
  *
  * Each sample of a thread's clock has a follow-up dt of CPU time later
- * (dt drawn from 0.15-0.45 ms, measured).  In a stream, both fall in the
+ * (drawn from 0.15-0.45 ms: agent/pair.c).  In a stream, both fall in the
  * same data, and the address moved |d| bytes in dt: the speed of the
  * sampled stream.  The loop around the follow-up (agent.c) says how many
  * streams move at that speed, so the pair gives the thread's rate, in
@@ -21,7 +21,9 @@
  * when the threads wait for a CPU (a busy neighbour took a third of
  * their time here), and the verdict takes the second, as per-thread
  * counters would (they count while the thread runs).  The peak is that
- * of the threads with valid pairs in an interval, on average.  Each pair is one of:
+ * of the threads with valid pairs in an interval, on average.
+ *
+ * Each pair is one of:
  *  - away: the lead found no memory access (or a push or a pop): time
  *    that moved no data to speak of;
  *  - valid: both in one object, or in two blocks of one allocation site
@@ -34,15 +36,13 @@
  *    spans do together.
  * A window's bandwidth is measured when it has MB_RATE_MIN_PAIRS valid
  * pairs, they hold half or more of the spans that are neither away nor
- * on a stack, and 80%
- * of those that moved went one way: a stream through data larger than
- * its advance in dt.  A stream whose data is smaller (an L2 buffer read
+ * on a stack, and 80% of those that moved went one way: a stream through
+ * data larger than its advance in dt.  A stream whose data is smaller (an L2 buffer read
  * at 100 GB/s wraps 40 times in dt) shows offsets in both directions,
  * and random accesses do too: then nothing is measured, and the verdict
  * rests on what else the estimate has.
  */
 #include <math.h>
-#include <stdlib.h>
 
 #include "lib/core/objmap.h"
 #include "lib/tools/membound/model.h"
@@ -55,7 +55,7 @@ int mb_rate_observe(const struct objmap *om, const struct rec_mb_pair *r, struct
 {
 	struct objmap_obj a, b;
 	int64_t d;
-	uint64_t size;
+	uint64_t size, ad;
 	double rate;
 
 	if (!r->span_ns || !r->dt_ns)
@@ -82,14 +82,18 @@ int mb_rate_observe(const struct objmap *om, const struct rec_mb_pair *r, struct
 	} else if (a.group == b.group && a.group != OBJMAP_NO_GROUP && a.kind == OBJ_HEAP) {
 		/* Smaller blocks of one site (a grid's rows) made one after
 		 * another lie in order: a sweep moves through their addresses. */
+		uint64_t live = objmap_live(om, a.group, r->time);
+
 		d = (int64_t)(r->addr - r->lead_addr);
-		size = a.size * objmap_live(om, a.group, r->time);
+		size = live && a.size > UINT64_MAX / live ? UINT64_MAX : a.size * live;
 	} else {
 		return 0;
 	}
-	if ((uint64_t)llabs(d) > size / 4)
+	/* The addresses are the program's to write (untrusted): no llabs. */
+	ad = d < 0 ? -(uint64_t)d : (uint64_t)d;
+	if (ad > size / 4)
 		return 0;
-	rate = (double)llabs(d) * (r->streams ? r->streams : 1) / (double)r->dt_ns;
+	rate = (double)ad * (r->streams ? r->streams : 1) / (double)r->dt_ns;
 	t->pr_valid++;
 	t->pr_span_valid += (double)r->span_ns;
 	t->pr_bytes += rate * (double)r->span_ns;
