@@ -352,6 +352,8 @@ int pair_open(struct agent_thread *t);
 void pair_close(struct agent_thread *t);
 void pair_on_sample(struct agent_thread *t, int pair);
 void pair_arm(struct agent_thread *t);
+/* No follow-up while the program's handler runs on its own stack. */
+void pair_pause(struct agent_thread *t);
 
 /* clock.c: t's sampling events (cfg.ev[]) and the overhead budget */
 int clock_open(struct agent_thread *t);

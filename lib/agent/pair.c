@@ -8,8 +8,11 @@
  * around its data many times in between).
  *
  * One task-clock event per thread, not inherited, opened disabled; each
- * sample re-arms it for one overflow (PERF_EVENT_IOC_REFRESH), so it
- * fires once and stops, and its hrtimer runs only in that stretch.  The
+ * sample enables it, and its follow-up disables it again, so its hrtimer
+ * runs only in that stretch.  Not PERF_EVENT_IOC_REFRESH: an arming
+ * disabled before it fired (the program's handler on its own stack) left
+ * its overflow owed, and the next arming fired twice, the second time in
+ * the program's handler (e2e/altstack died of it).  The
  * stretch is drawn uniformly from 1/2 to 3/2 of PAIR_NS: a fixed one
  * could fall at the same phase of a loop each time, as a fixed sampling
  * period can.
@@ -57,22 +60,48 @@ void pair_close(struct agent_thread *t)
 	t->pair_armed = t->pair_fired = 0;
 }
 
+/* No follow-up of the last sample; the event's count so far is not the
+ * next one's.  0, or -1 if the event could not be stopped. */
+static int pair_disarm(struct agent_thread *t)
+{
+	if (ioctl(t->pair_fd, PERF_EVENT_IOC_DISABLE, 0))
+		return -1;
+	if (read(t->pair_fd, &t->pair_count, sizeof(t->pair_count)) != sizeof(t->pair_count))
+		t->pair_count = 0;
+	t->pair_armed = 0;
+	return 0;
+}
+
+/*
+ * While the program's handler runs on its own stack (sigchain.c), as the
+ * clock is paused: a follow-up would put cdt's signal frame on a stack
+ * the program chose, as small as one frame (e2e/altstack died of it).
+ * The sample it follows goes without.
+ */
+void pair_pause(struct agent_thread *t)
+{
+	if (t->pair_fd >= 0 && t->pair_armed)
+		pair_disarm(t);
+}
+
 /* After a sample of t's clock: its follow-up, and the CPU time since the
  * last one (pair_span: what this sample stands for). */
 void pair_arm(struct agent_thread *t)
 {
 	uint64_t p, now;
 
-	if (t->pair_fd < 0)
+	/* Held: a sample given back as the program's handler on its own
+	 * stack ends; its follow-up would come there. */
+	if (t->pair_fd < 0 || t->held)
 		return;
 	/* Still armed a whole sampling period later: its signal was lost
 	 * (one SIGTRAP pending swallows another).  Armed afresh, or there
 	 * would be no follow-up again. */
-	if (t->pair_armed && ioctl(t->pair_fd, PERF_EVENT_IOC_DISABLE, 0))
+	if (t->pair_armed && pair_disarm(t))
 		return;
 	p = clock_jitter(PAIR_NS, &t->clk.rng);
 	if (ioctl(t->pair_fd, PERF_EVENT_IOC_PERIOD, &p) ||
-	    ioctl(t->pair_fd, PERF_EVENT_IOC_REFRESH, 1))
+	    ioctl(t->pair_fd, PERF_EVENT_IOC_ENABLE, 0))
 		return;
 	now = agent_cpu_now();
 	t->pair_armed = 1;
@@ -99,7 +128,8 @@ void pair_on_sample(struct agent_thread *t, int pair)
 	if (!pair)
 		return;
 	t->pair_armed = 0;
-	if (read(t->pair_fd, &count, sizeof(count)) != sizeof(count))
+	if (ioctl(t->pair_fd, PERF_EVENT_IOC_DISABLE, 0) ||
+	    read(t->pair_fd, &count, sizeof(count)) != sizeof(count))
 		count = t->pair_count;
 	d = count > t->pair_count ? count - t->pair_count : 0;
 	t->pair_count = count;

@@ -226,6 +226,7 @@ static int sigchain_hold(int unused, siginfo_t *si, void *tp)
 	(void)unused;
 	(void)si;
 	clock_pause(t);
+	pair_pause(t);
 	t->wpt_held = !wpt_pause(&t->wp);
 	sigchain_take_pending(t);
 	t->held = 1;
