@@ -59,6 +59,7 @@
 
 #define MB_DRAM_SHARE 0.25   /* probed lines in DRAM that put a chase there */
 #define MB_CHASE_SHARE 0.5   /* memory samples chasing pointers: latency bound */
+#define MB_CHASE_MEM 0.25    /* ... if this much of the time is at memory at all */
 #define MB_MEM_SHARE 0.7     /* time at memory instructions for bandwidth bound */
 #define MB_FAULT_FACTOR 20.0 /* a probe this many DRAM latencies long faulted */
 #define MB_BW_UTIL 0.5       /* of the calibrated peak achieved: bandwidth bound */
@@ -113,7 +114,8 @@ void mb_tally_classify(struct mb_tally *t, const struct mb_calib_view *c, int pm
 		return;
 	if (level == MB_L1) {
 		t->verdict = MB_V_NOT_MEMORY;
-	} else if (t->mem && (double)t->chase >= MB_CHASE_SHARE * (double)t->mem) {
+	} else if (t->mem && (double)t->chase >= MB_CHASE_SHARE * (double)t->mem &&
+		   (double)t->mem >= MB_CHASE_MEM * (double)t->samples) {
 		t->verdict = MB_V_LATENCY;
 		t->level = at_dram ? MB_DRAM : level;
 	} else if (level < MB_DRAM) {
@@ -292,7 +294,10 @@ static double mb_span_bytes(const struct mb_span *s)
 {
 	double w;
 
-	if (s->whole)
+	/* Whole once the window has two samples in it: one stray sample (a
+	 * walk that ran into a buffer written long before) put a 128 MiB
+	 * block into a compute loop's footprint, and DRAM its level. */
+	if (s->whole && s->n >= 2)
 		return (double)s->size;
 	if (s->n < 2)
 		return 64;
@@ -554,7 +559,8 @@ static int mb_footprints(struct mb_build *b)
 	for (size_t i = 0; i < nsite && !err; i++) {
 		const struct mb_site *x = &site[i];
 
-		per[(size_t)x->k * per_thr + x->thread] +=
+		/* A site, as an object, once the window has two samples in it. */
+		per[(size_t)x->k * per_thr + x->thread] += x->n < 2 ? 64 :
 			mb_instances(x->n, x->m, x->f1, x->f2, mb_site_live(b, x->group, x->k)) *
 			x->bytes / (double)x->m;
 	}
