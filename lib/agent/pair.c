@@ -64,10 +64,12 @@ void pair_close(struct agent_thread *t)
  * next one's.  0, or -1 if the event could not be stopped. */
 static int pair_disarm(struct agent_thread *t)
 {
+	uint64_t count;
+
 	if (ioctl(t->pair_fd, PERF_EVENT_IOC_DISABLE, 0))
 		return -1;
-	if (read(t->pair_fd, &t->pair_count, sizeof(t->pair_count)) != sizeof(t->pair_count))
-		t->pair_count = 0;
+	if (read(t->pair_fd, &count, sizeof(count)) == sizeof(count))
+		t->pair_count = count;
 	t->pair_armed = 0;
 	return 0;
 }
