@@ -223,6 +223,17 @@ static void test_migrations(void **state)
 	profile_free(&p);
 }
 
+/* The object with faulted pages (the tests fault one). */
+static const struct numa_obj *obj_faulted(const struct numa_model *m)
+{
+	const struct numa_obj *o = NULL;
+
+	for (size_t i = 0; i < m->nobj; i++)
+		if (m->obj[i].pages)
+			o = &m->obj[i];
+	return o;
+}
+
 /* First touch: the main thread faults 8 pages, a worker faults them all
  * again later (hinting faults) and 2 more of its own; the object's first
  * toucher is the main thread with 8 of 10 pages. */
@@ -230,7 +241,7 @@ static void test_first_touch(void **state)
 {
 	struct profile p;
 	const struct numa_model *m;
-	const struct numa_obj *o = NULL;
+	const struct numa_obj *o;
 
 	(void)state;
 	prof_new(&p, 2, 2, NULL);
@@ -244,9 +255,7 @@ static void test_first_touch(void **state)
 	add_pages(&p, PAGE_A + 8 * 4096, 2, 1, 5200);
 	m = numa_of(&p);
 	assert_non_null(m);
-	for (size_t i = 0; i < m->nobj; i++)
-		if (m->obj[i].pages)
-			o = &m->obj[i];
+	o = obj_faulted(m);
 	assert_non_null(o);
 	assert_int_equal(o->pages, 10);
 	assert_int_equal(o->ft_thread, 0);
@@ -265,6 +274,7 @@ static void test_huge_page(void **state)
 {
 	struct profile p;
 	const struct numa_model *m;
+	const struct numa_obj *o;
 
 	(void)state;
 	prof_new(&p, 2, 2, NULL);
@@ -281,28 +291,45 @@ static void test_huge_page(void **state)
 	assert_int_equal(thr_of(m, 0)->unknown, 4);
 	profile_free(&p);
 
-	/* NUMA balancing's hinting faults 200 ms after a huge page's fault,
-	 * by another thread on other pages of it: not first touches. */
+	/* NUMA balancing's hinting faults on a huge page, by both threads on
+	 * other pages of it, once a scan pass: not first touches. */
 	prof_new(&p, 2, 2, NULL);
 	add_thread(&p, 1, 10);
 	add_thread(&p, 2, 20);
 	profile_number_tasks(&p);
 	add_fault(&p, 1, 0, PAGE_A, 1, 1000);
-	add_fault(&p, 2, 2, PAGE_A + 4096, 64, 200001000);
+	for (uint64_t pass = 1; pass <= 3; pass++) {
+		add_fault(&p, 2, 2, PAGE_A + 4096 * (10 * pass), 1, pass * 1200000000);
+		add_fault(&p, 1, 0, PAGE_A + 4096 * (10 * pass + 1), 1, pass * 1200000000 + 5000);
+	}
 	m = numa_of(&p);
 	assert_non_null(m);
-	{
-		const struct numa_obj *o = NULL;
+	o = obj_faulted(m);
+	assert_non_null(o);
+	assert_int_equal(o->pages, 512);
+	assert_int_equal(o->ft_thread, 0);
+	assert_int_equal(o->ft_threads, 1);
+	assert_int_equal(o->landed[0], 512);
+	profile_free(&p);
 
-		for (size_t i = 0; i < m->nobj; i++)
-			if (m->obj[i].pages)
-				o = &m->obj[i];
-		assert_non_null(o);
-		assert_int_equal(o->pages, 512);
-		assert_int_equal(o->ft_thread, 0);
-		assert_int_equal(o->ft_threads, 1);
-		assert_int_equal(o->landed[0], 512);
-	}
+	/* A region's first write 150 ms before the rest (a vCPU held off,
+	 * a chunk header): the rest come at once, as 4 KiB pages do. */
+	prof_new(&p, 2, 2, NULL);
+	add_thread(&p, 1, 10);
+	add_thread(&p, 2, 20);
+	profile_number_tasks(&p);
+	add_fault(&p, 1, 0, PAGE_A, 1, 1000);
+	for (uint64_t k = 1; k <= 300; k++)
+		add_fault(&p, 2, 2, PAGE_A + 4096 * k, 1, 150000000 + k * 20000);
+	m = numa_of(&p);
+	assert_non_null(m);
+	o = obj_faulted(m);
+	assert_non_null(o);
+	assert_int_equal(o->pages, 301);
+	assert_int_equal(o->ft_thread, 1);
+	assert_int_equal(o->ft_thread_pages, 300);
+	assert_int_equal(o->landed[0], 1);
+	assert_int_equal(o->landed[1], 300);
 	profile_free(&p);
 }
 

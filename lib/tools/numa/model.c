@@ -43,6 +43,7 @@ struct ft_region {
 	uint64_t region;
 	size_t first;         /* index into ft */
 	uint64_t second_time; /* UINT64_MAX: one fault only */
+	uint32_t burst;       /* faults in HUGE_BURST_NS from the second */
 };
 
 /* What move_pages said of one page at one time. */
@@ -223,15 +224,24 @@ static const struct ft_page *numa_first_touch(const struct numa_build *b, uint32
 /*
  * The fault that placed a transparent huge page over pid's page, if its
  * 2 MiB region looks like one: a first fault followed by no other fault
- * in the region for HUGE_GAP_NS.  A huge page is placed whole by its one
- * fault, and the next faults in its region, if any, are NUMA balancing's
- * hinting faults a second or more later; a region of 4 KiB pages faults
- * page after page, microseconds apart, as it is first written.  (A thread
- * that first touches one page of a region and no other for 100 ms, while
- * another thread touches the rest later, is taken for a huge page: the
- * rare case this rule gets wrong.)
+ * in the region for HUGE_GAP_NS, and then by no burst of them.  A huge
+ * page is placed whole by its one fault, and the next faults in its
+ * region, if any, are NUMA balancing's hinting faults: one for the whole
+ * page, from each thread that meets it while it is marked, once a scan
+ * pass (numa_balancing_scan_period_min_ms: 1 s).  A region of 4 KiB
+ * pages faults page after page, microseconds apart, as it is first
+ * written; the first of them may still stand alone for 100 ms when it is
+ * a write of its own (malloc's chunk header, a new thread's descriptor
+ * beside the block) or its thread is held off the CPU (a guest's vCPU
+ * waits its turn for 100 ms under qemu's TCG), and then the rest come at
+ * once: HUGE_BURST_MAX or more in the second after the gap are a first
+ * writing, not hints.  (A thread that touches one page of a region, and
+ * fewer than 16 more in the second after 100 ms, is still taken for a
+ * huge page: the rare case this rule gets wrong.)
  */
 #define HUGE_GAP_NS 100000000ull
+#define HUGE_BURST_NS 1000000000ull
+#define HUGE_BURST_MAX 16
 
 static struct ft_region *numa_region(const struct numa_build *b, uint32_t pid, uint64_t page)
 {
@@ -253,7 +263,7 @@ static int numa_region_add(struct numa_build *b, size_t i)
 		if (array_grow(&b->rg, &b->rgcap, b->nrg, sizeof(*b->rg)) ||
 		    hash_add(&b->rg_ix, ft_hash(f->pid, f->page >> 21), b->nrg))
 			return -ENOMEM;
-		b->rg[b->nrg++] = (struct ft_region){ f->pid, f->page >> 21, i, UINT64_MAX };
+		b->rg[b->nrg++] = (struct ft_region){ f->pid, f->page >> 21, i, UINT64_MAX, 0 };
 		return 0;
 	}
 	if (f->time < b->ft[r->first].time) {
@@ -271,7 +281,8 @@ static const struct ft_page *numa_huge_of(const struct numa_build *b, uint32_t p
 	const struct ft_region *r = numa_region(b, pid, page);
 
 	if (r && (r->second_time == UINT64_MAX ||
-		  r->second_time - b->ft[r->first].time >= HUGE_GAP_NS))
+		  (r->second_time - b->ft[r->first].time >= HUGE_GAP_NS &&
+		   r->burst < HUGE_BURST_MAX)))
 		return &b->ft[r->first];
 	return NULL;
 }
@@ -468,6 +479,14 @@ static int numa_collect(struct numa_build *b)
 		}
 	}
 	m->fault_pages = b->nft;
+	/* The bursts, now that each region's second fault is known. */
+	for (size_t i = 0; i < b->nft && !err; i++) {
+		struct ft_region *r = numa_region(b, b->ft[i].pid, b->ft[i].page);
+
+		if (r->second_time != UINT64_MAX && b->ft[i].time >= r->second_time &&
+		    b->ft[i].time - r->second_time < HUGE_BURST_NS)
+			r->burst++;
+	}
 	if (!err && b->npg)
 		qsort(b->pg, b->npg, sizeof(*b->pg), pg_cmp);
 	if (!err && b->nmg)
