@@ -364,7 +364,11 @@ if debug_traps; then
 	wait_for 'Histogram of cpu, [0-9]+ instances kept' "fvar profile: the histogram"
 	wait_for 'Timeline: cpu of each instance' "fvar profile: the timeline"
 	keys q
-	wait_for '^steady +0 ' "fvar profile: back to the functions"
+	# steady itself may be flagged too: under load a few of its
+	# instances can take twice their CPU time on this guest (1 run in 10
+	# under stress-ng: 37 instances of 128 us, a tail to 304 us, cv 23%),
+	# and then it is listed first.  This test is of the screens.
+	wait_for '^steady +[01] ' "fvar profile: back to the functions"
 else
 	# No instance without traps: the functions are there, from samples.
 	echo "$me: debug-register traps are not delivered on this machine: the fvar profile's functions only, no instance page"
