@@ -312,8 +312,8 @@ static void test_huge_page(void **state)
 	assert_int_equal(o->landed[0], 512);
 	profile_free(&p);
 
-	/* A region's first write 150 ms before the rest (a vCPU held off,
-	 * a chunk header): the rest come at once, as 4 KiB pages do. */
+	/* A region's first write 150 ms before the rest: the rest come at
+	 * once, as 4 KiB pages do. */
 	prof_new(&p, 2, 2, NULL);
 	add_thread(&p, 1, 10);
 	add_thread(&p, 2, 20);

@@ -230,14 +230,14 @@ static const struct ft_page *numa_first_touch(const struct numa_build *b, uint32
  * page, from each thread that meets it while it is marked, once a scan
  * pass (numa_balancing_scan_period_min_ms: 1 s).  A region of 4 KiB
  * pages faults page after page, microseconds apart, as it is first
- * written; the first of them may still stand alone for 100 ms when it is
- * a write of its own (malloc's chunk header, a new thread's descriptor
- * beside the block) or its thread is held off the CPU (a guest's vCPU
- * waits its turn for 100 ms under qemu's TCG), and then the rest come at
- * once: HUGE_BURST_MAX or more in the second after the gap are a first
- * writing, not hints.  (A thread that touches one page of a region, and
- * fewer than 16 more in the second after 100 ms, is still taken for a
- * huge page: the rare case this rule gets wrong.)
+ * written.  The first of them may still stand alone for 100 ms (a
+ * write apart from the rest, or a thread held off the CPU: in a two-node
+ * guest under qemu's TCG with the other core busy, a grid's region that
+ * four threads then wrote was taken for a huge page in 4 runs of 9), but
+ * the rest then come at once: HUGE_BURST_MAX or more in the second after
+ * the gap are a first writing, not hints.  (A thread that touches one
+ * page of a region, and fewer than 16 more in the second after 100 ms,
+ * is still taken for a huge page: the rare case this rule gets wrong.)
  */
 #define HUGE_GAP_NS 100000000ull
 #define HUGE_BURST_NS 1000000000ull
