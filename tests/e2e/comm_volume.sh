@@ -7,24 +7,26 @@
 #     defaults, see comm/check_matrix.sh); fs_total <= 10% of all_total
 #     (none designed; 10% is room for noise); ts_total + fs_total =
 #     all_total.
-#   - S = 0.01: detections on samples <= 1/3 of those at S = 0.5.  On this machine the
-#     time the loop loses to stalls (its slowdown per iteration over
-#     S = 0, times its iterations: a stand-in for lines moved, there being
-#     no PMU) is about 10x larger at S = 0.5 than at S = 0.01, and sampled
-#     detection falls at least as fast as S (2 samples must meet, or a
-#     published store must be the one a watchpoint picks).  Larger S are
-#     not compared: the hardware moves the line less often again towards
-#     S = 1 (a core keeps it for runs of its own stores; the loop is as
-#     fast at S = 0.99 as at S = 0), which sampling does not see, as the
-#     paper notes for its RFO counts (SC'19, 4.1.1).
-#     The rule is on the detections on samples (about 50 at S = 0.01, 650
-#     at S = 0.5: Poisson counts, the ratio near 0.08 against 0.33), not
-#     on all_total: that weighs a trap's detection 64 / (8 uD), about 32
-#     here against a sample's 1, and at S = 0.01 its 2 to 10 traps make
-#     most of the total (all_total per sample at S = 0.01 was 0.03 to 0.46
-#     of S = 0.5's in 18 runs under stress-ng, over 1/3 in about one run
-#     of five; detections on samples 0.07 to 0.13).  all_total must still
-#     stay below S = 0.5's: that takes some 27 traps where 5 are usual.
+#   - S = 0.01: detections on samples <= 1/3 of those at S = 0.5.  On
+#     this machine the time the loop loses to stalls (its slowdown per
+#     iteration over S = 0, times its iterations: a stand-in for lines
+#     moved, there being no PMU) is about 10x larger at S = 0.5 than at
+#     S = 0.01, and sampled detection falls at least as fast as S (2
+#     samples must meet, or a published store must be the one a
+#     watchpoint picks).  Larger S are not compared: the hardware moves
+#     the line less often again towards S = 1 (a core keeps it for runs
+#     of its own stores; the loop is as fast at S = 0.99 as at S = 0),
+#     which sampling does not see, as the paper notes for its RFO counts
+#     (SC'19, 4.1.1).
+#     The rule is on the detections on samples (about 50 at S = 0.01,
+#     650 at S = 0.5: Poisson counts, the ratio near 0.08 against 0.33),
+#     not on all_total: that weighs a trap's detection 64 / (8 uD),
+#     about 32 here against a sample's 1, and at S = 0.01 its 2 to 10
+#     traps make most of the total (all_total per sample at S = 0.01 was
+#     0.03 to 0.46 of S = 0.5's in 18 runs under stress-ng, over 1/3 in
+#     about one run of five; detections on samples 0.07 to 0.13).
+#     all_total must still stay below S = 0.5's: that takes some 27
+#     traps where 5 are usual.
 #   - S = 0: all_total <= 5% of that at S = 0.5 (nothing is shared).
 # The runs last the same 1 s of wall time, but a loaded machine gives them
 # different CPU time, so totals are compared per sample taken (detections
