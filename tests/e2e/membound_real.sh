@@ -29,13 +29,14 @@ set -u
 export XDG_CACHE_HOME="$tmp/cache"
 cd "$tmp" || exit 1
 
-# main_phase CSV: "verdict level achieved_gbs" of the phase with the most
-# samples (likwid-bench idles for a second first: a long phase of none).
+# main_phase CSV: "verdict level achieved_gbs peak_gbs" of the phase with
+# the most samples (likwid-bench idles for a second first: a long phase
+# of none).
 main_phase() {
 	python3 -c 'import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 r = max(rows, key=lambda r: int(r["samples"]))
-print(r["verdict"], r["level"] or "-", r["achieved_gbs"] or "-")' "$1"
+print(r["verdict"], r["level"] or "-", r["achieved_gbs"] or "-", r["peak_gbs"] or "-")' "$1"
 }
 
 # profile NAME CMD...: run CMD under cdt membound, its verdicts into $tmp/NAME.csv.
@@ -82,8 +83,11 @@ rd=$(awk '$1 == "level" && $2 == 3 { print $8 }' "$XDG_CACHE_HOME"/cdt/membound-
 it=$(awk -v r="${rd:-0}" -v b="$big" 'BEGIN { i = int(1.5 * r / b); print i < 20 ? 20 : i }')
 echo "sizes: L2 $l2, L3 $l3; $kern over $((big >> 10)) kB and $((l2 / 2048)) kB"
 
+redo=0
 for n in 1 2; do
-	for r in 1 2; do
+	r=0
+	while [ $r -lt 2 ]; do
+		r=$((r + 1))
 		# n threads, n times the iterations: about as long (a phase's
 		# first and last intervals are partly idle, its figure per
 		# wall time: a short phase reads low).
@@ -91,6 +95,16 @@ for n in 1 2; do
 		lk=$(awk '/^MByte\/s:/ { print $2 }' "$tmp/dram$n.out")
 		[ -n "$lk" ] || fail "likwid-bench printed no MByte/s: $(cat "$tmp/dram$n.out")"
 		set -- $(main_phase "$tmp/dram$n.csv")
+		# A run whose DRAM the host's other guests held (likwid's own
+		# figure under 65% of the peak the verdict used) has no designed
+		# answer: run again (e2e/membound_kernels says why).
+		if [ "$4" != - ] && awk -v l="$lk" -v p="$4" 'BEGIN { exit !(l / 1000 < 0.65 * p) }'; then
+			redo=$((redo + 1))
+			echo "$kern, $n thread(s), run $r: likwid got $lk MB/s, under 65% of the peak ($4 GB/s): run again"
+			[ $redo -le 4 ] || fail "under 65% of the peak in $redo runs: the machine's DRAM is not there to test"
+			r=$((r - 1))
+			continue
+		fi
 		[ "$1 $2" = "bandwidth DRAM" ] ||
 			fail "$kern, $n threads, run $r: '$1 $2', expected bandwidth DRAM: $(cat "$tmp/dram$n.csv")"
 		awk -v c="$3" -v l="$lk" 'BEGIN { r = c * 1000 / l; printf "cdt/likwid %.2f\n", r; exit !(r >= 0.75 && r <= 1.25) }' \

@@ -32,6 +32,7 @@ n=$((12 << 20))
 [ $((n * 8 * 3)) -ge $((l3 * 8)) ] || n=$((l3 / 3))
 echo "L3 $l3; three arrays of $((n >> 17)) MiB"
 
+redo=0
 for t in 1 2; do
 	i=0
 	while [ $i -lt "$RUNS" ]; do
@@ -60,20 +61,30 @@ best, verdict = -1, None
 for r in csv.DictReader(open(sys.argv[3])):
     o = min(end, int(r["end_ns"])) - max(start, int(r["start_ns"]))
     if o > best:
-        best, verdict = o, (r["verdict"], r["level"])
+        best, verdict, peak = o, (r["verdict"], r["level"]), r["peak_gbs"] or "-"
 t0 = min(int(r["start_ns"]) for r in csv.DictReader(open(sys.argv[3])))
 ach = [float(r["achieved_gbs"]) for r in csv.DictReader(open(sys.argv[2]))
        if r["achieved_gbs"] and t0 + float(r["start_s"]) * 1e9 >= start and
        t0 + float(r["end_s"]) * 1e9 <= end]
 mean = sum(ach) / len(ach) if ach else 0
-print(verdict[0], verdict[1], "%.2f" % mean, "%.2f" % own, len(ach))
+print(verdict[0], verdict[1], "%.2f" % mean, "%.2f" % own, len(ach), peak)
 EOF
 			fail "$t threads, run $i: $(cat "$tmp/got") $(cat "$tmp/out")"
 		set -- $(cat "$tmp/got")
+		# A run whose DRAM the host's other guests held (its own figure
+		# under 65% of the peak the verdict used) has no designed
+		# answer: run again (e2e/membound_kernels says why).
+		if [ "$6" != - ] && awk -v o="$4" -v p="$6" 'BEGIN { exit !(o < 0.65 * p) }'; then
+			redo=$((redo + 1))
+			echo "$t thread(s), run $i: the program got $4 GB/s, under 65% of the peak ($6 GB/s): run again"
+			[ $redo -le "$RUNS" ] || fail "under 65% of the peak in $redo runs: the machine's DRAM is not there to test"
+			i=$((i - 1))
+			continue
+		fi
 		[ "$1 $2" = "bandwidth DRAM" ] ||
 			fail "$t threads, run $i: '$1 $2', expected bandwidth DRAM: $(cat "$tmp/vcsv")"
 		awk -v c="$3" -v o="$4" 'BEGIN { r = o > 0 ? c / o : 0; printf "%.2f", r; exit !(r >= 0.75 && r <= 1.25) }' \
 			>"$tmp/ratio" || fail "$t threads, run $i: cdt $3 GB/s over $5 intervals, the program's own $4: $(cat "$tmp/ratio")"
-		echo "$t thread(s)${plain:+, scalar}, run $i: bandwidth bound at DRAM, cdt $3 GB/s, the program $4 GB/s, $(cat "$tmp/ratio")"
+		echo "$t thread(s)${plain:+, scalar}, run $i: bandwidth bound at DRAM, cdt $3 GB/s, the program $4 GB/s, $(cat "$tmp/ratio"); peak $6"
 	done
 done
