@@ -106,8 +106,46 @@ static int fn_buf_add(struct fn_buf *b, uint64_t start, uint64_t end)
 	return 0;
 }
 
-/* The function symbols of one ELF file mapped at img (len bytes), moved by bias. */
-static int functab_elf(struct fn_buf *b, const unsigned char *img, size_t len, uint64_t bias)
+/*
+ * PLT stubs are no function of their own: a call through one is a call
+ * of the function its GOT slot names, and a caller above it must stay in
+ * the chain.  ld writes an unwind entry for them, so their ranges are
+ * kept to take that out.
+ */
+#define FN_MAX_STUBS 4
+
+struct fn_stubs {
+	size_t n;
+	struct fn_range r[FN_MAX_STUBS];
+};
+
+/* The PLT sections of the ELF file at img with section headers sh, moved by bias. */
+static void functab_stubs(struct fn_stubs *st, const unsigned char *img, size_t len,
+			  const Elf64_Ehdr *eh, const Elf64_Shdr *sh, uint64_t bias)
+{
+	const Elf64_Shdr *names;
+
+	if (eh->e_shstrndx >= eh->e_shnum)
+		return;
+	names = &sh[eh->e_shstrndx];
+	if (names->sh_offset > len || names->sh_size > len - names->sh_offset)
+		return;
+	for (unsigned i = 0; i < eh->e_shnum && st->n < FN_MAX_STUBS; i++) {
+		const char *name = (const char *)img + names->sh_offset + sh[i].sh_name;
+
+		if (sh[i].sh_name >= names->sh_size || !(sh[i].sh_flags & SHF_EXECINSTR) ||
+		    strnlen(name, names->sh_size - sh[i].sh_name) == names->sh_size - sh[i].sh_name)
+			continue;
+		if (!strcmp(name, ".plt") || !strcmp(name, ".plt.sec") || !strcmp(name, ".plt.got"))
+			st->r[st->n++] = (struct fn_range){ bias + sh[i].sh_addr,
+							    bias + sh[i].sh_addr + sh[i].sh_size };
+	}
+}
+
+/* The function symbols of one ELF file mapped at img (len bytes), and its
+ * PLT ranges, moved by bias. */
+static int functab_elf(struct fn_buf *b, struct fn_stubs *st, const unsigned char *img, size_t len,
+		       uint64_t bias)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
 	const Elf64_Shdr *sh, *use = NULL;
@@ -123,6 +161,7 @@ static int functab_elf(struct fn_buf *b, const unsigned char *img, size_t len, u
 		else if (sh[i].sh_type == SHT_DYNSYM && !use)
 			use = &sh[i];
 	}
+	functab_stubs(st, img, len, eh, sh, bias);
 	if (!use || use->sh_offset > len || use->sh_size > len - use->sh_offset)
 		return 0;
 	for (size_t k = 0; k < use->sh_size / sizeof(Elf64_Sym); k++) {
@@ -230,15 +269,24 @@ static void fn_sort(struct fn_range *r, size_t n)
 	}
 }
 
-/* A module's ranges (absolute in b, from bias) as a table of its own, or NULL. */
-static struct functab *functab_make(struct fn_buf *b, uint64_t bias)
+/* A module's ranges (absolute in b, from bias) as a table of its own,
+ * without those that start in a PLT stub, or NULL. */
+static struct functab *functab_make(struct fn_buf *b, const struct fn_stubs *st, uint64_t bias)
 {
 	struct functab *t;
 	size_t n = 0;
 
-	for (size_t i = 0; i < b->n; i++) {
+	for (size_t i = 0; i < b->n;) {
+		size_t k = 0;
+
+		while (k < st->n && (b->r[i].start < st->r[k].start || b->r[i].start >= st->r[k].end))
+			k++;
+		if (k < st->n) {
+			b->r[i] = b->r[--b->n];
+			continue;
+		}
 		b->r[i].start -= bias;
-		b->r[i].end -= bias;
+		b->r[i++].end -= bias;
 	}
 	fn_sort(b->r, b->n);
 	t = mmap(NULL, sizeof(*t) + (b->n ? b->n : 1) * sizeof(t->r[0]), PROT_READ | PROT_WRITE,
@@ -312,6 +360,7 @@ static void functab_ident(struct fn_mod *m, const struct stat *st)
 static const struct functab *functab_of(struct dl_phdr_info *info, const char *path)
 {
 	struct fn_buf b = { 0 };
+	struct fn_stubs stubs = { 0 };
 	struct fn_mod m = { .name = fn_hash(path) };
 	struct stat st;
 	void *img;
@@ -333,7 +382,7 @@ static const struct functab *functab_of(struct dl_phdr_info *info, const char *p
 		if (st.st_size > 0) {
 			img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 			if (img != MAP_FAILED) {
-				functab_elf(&b, img, (size_t)st.st_size, info->dlpi_addr);
+				functab_elf(&b, &stubs, img, (size_t)st.st_size, info->dlpi_addr);
 				munmap(img, (size_t)st.st_size);
 			}
 		}
@@ -341,7 +390,7 @@ static const struct functab *functab_of(struct dl_phdr_info *info, const char *p
 	if (fd >= 0)
 		close(fd);
 	functab_eh(&b, info);
-	m.t = functab_make(&b, info->dlpi_addr);
+	m.t = functab_make(&b, &stubs, info->dlpi_addr);
 	if (b.r)
 		munmap(b.r, b.cap * sizeof(*b.r));
 	/* Only a file that could be identified is kept. */

@@ -96,11 +96,42 @@ static void test_reload(void **state)
 	}
 }
 
+__attribute__((noinline)) pid_t functab_via_plt(void)
+{
+	return getppid();
+}
+
+/*
+ * A PLT stub is no function (ld gives .plt an unwind entry all the same):
+ * a caller above one must not end the chain of its callee.
+ */
+static void test_plt(void **state)
+{
+	const unsigned char *p = (const unsigned char *)(uintptr_t)functab_via_plt;
+	uint64_t target, s, e;
+	int32_t rel;
+
+	(void)state;
+	functab_update();
+	if (!memcmp(p, "\xf3\x0f\x1e\xfa", 4))
+		p += 4; /* endbr64 */
+	if (*p != 0xe8 && *p != 0xe9) {
+		print_message("skip: functab_via_plt does not start with a call of getppid\n");
+		skip();
+	}
+	memcpy(&rel, p + 1, sizeof(rel));
+	target = (uint64_t)(uintptr_t)p + 5 + (uint64_t)(int64_t)rel;
+	assert_int_equal(functab_find(target, &s, &e), 0);
+	assert_in((uint64_t)(uintptr_t)functab_via_plt, (uint64_t)(uintptr_t)functab_via_plt);
+	assert_true(functab_via_plt() > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own),
 		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_plt),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
