@@ -11,7 +11,8 @@
  * of a distribution: .dynsym lists only its exports) still has unwind
  * tables: the sorted table of .eh_frame_hdr, mapped with the module, gives
  * the start of every function with an FDE, static ones included; each runs
- * to the next start.  Those fill in where no symbol covers.
+ * to the next start.  Those fill in where no symbol covers, but for the
+ * PLT's: a stub is not a function.
  *
  * A program may dlopen and dlclose in a loop: each module's table is read
  * and sorted once, relative to its load address, and kept by the file's
