@@ -132,10 +132,13 @@ static void functab_stubs(struct fn_stubs *st, const unsigned char *img, size_t 
 	if (names->sh_offset > len || names->sh_size > len - names->sh_offset)
 		return;
 	for (unsigned i = 0; i < eh->e_shnum && st->n < FN_MAX_STUBS; i++) {
-		const char *name = (const char *)img + names->sh_offset + sh[i].sh_name;
+		size_t room = sh[i].sh_name < names->sh_size ? names->sh_size - sh[i].sh_name : 0;
+		const char *name;
 
-		if (sh[i].sh_name >= names->sh_size || !(sh[i].sh_flags & SHF_EXECINSTR) ||
-		    strnlen(name, names->sh_size - sh[i].sh_name) == names->sh_size - sh[i].sh_name)
+		if (!room || !(sh[i].sh_flags & SHF_EXECINSTR))
+			continue;
+		name = (const char *)img + names->sh_offset + sh[i].sh_name;
+		if (strnlen(name, room) == room)
 			continue;
 		if (!strcmp(name, ".plt") || !strcmp(name, ".plt.sec") || !strcmp(name, ".plt.got"))
 			st->r[st->n++] = (struct fn_range){ bias + sh[i].sh_addr,
