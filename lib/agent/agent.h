@@ -368,6 +368,9 @@ void clock_pause(struct agent_thread *t);
 void clock_resume(struct agent_thread *t);
 /* At t's every sample of its clock: the next period, jittered. */
 void clock_sampled(struct agent_thread *t);
+/* t's mean time between samples of its clock now (pmu: events): what a
+ * sample stands for.  The governor sets it thread by thread. */
+uint64_t clock_mean_period(const struct agent_thread *t);
 /* A period drawn uniformly within half of `period` either side (mean
  * `period`), from the xorshift state *rng (never 0); pure. */
 uint64_t clock_jitter(uint64_t period, uint64_t *rng);

@@ -355,6 +355,18 @@ void clock_sampled(struct agent_thread *t)
 	}
 }
 
+uint64_t clock_mean_period(const struct agent_thread *t)
+{
+	uint64_t tick = agent_g.cfg.clock.tick_ns;
+
+	/* Under a tick the POSIX clock fires at every tick.  From a tick on
+	 * it is set at absolute targets (clock_sampled), so a sample's
+	 * lateness does not add up and the mean is the period. */
+	if (agent_g.cfg.source == SRC_SOFT && t->clk.kind == CLOCK_K_POSIX && t->clk.period < tick)
+		return tick;
+	return t->clk.period;
+}
+
 /* Event i's period when the first samples every `period`. */
 static uint64_t clock_event_period(unsigned i, uint64_t period)
 {

@@ -19,9 +19,10 @@
 /* 1.1: rec_runstats gained the arena's rejection counts.
  * 1.2: rec_sample gained data_src.
  * 1.3: agent_ext (thread stats, tasks) gained the sample clock's counts.
- * 1.4: membound's REC_MB_PAIR (a sample and its follow-up). */
+ * 1.4: membound's REC_MB_PAIR (a sample and its follow-up).
+ * 1.5: comm's REC_COMM gained the two threads' sampling periods. */
 #define DF_MAJOR 1u
-#define DF_MINOR 4u
+#define DF_MINOR 5u
 #define DF_MAX_RECORD REC_MAX_SIZE /* larger records are corrupt */
 
 struct df_writer;

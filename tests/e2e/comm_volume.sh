@@ -28,6 +28,12 @@
 #     all_total must still stay below S = 0.5's: that takes some 27
 #     traps where 5 are usual.
 #   - S = 0: all_total <= 5% of that at S = 0.5 (nothing is shared).
+# Uniform holds on a loaded host too: the threads get equal CPU time and
+# do equal work (the workload prints each one's shared stores and CPU
+# time), but the governor may sample one at a third of the others' rate;
+# comm weighs each detection by both threads' periods (cdt-comm.1, UNITS).
+# Before it did, 1 run in 40 under stress-ng read such a thread's cells
+# at a third of the others' (mincell 0.16 and 0.21 against 0.25).
 # The runs last the same 1 s of wall time, but a loaded machine gives them
 # different CPU time, so totals are compared per sample taken (detections
 # per sample: 1 soak run in 20 had S=0.01 at 0.36 of S=0.5 in totals).
@@ -36,6 +42,7 @@ set -u
 comm_init comm_volume
 
 comm_run half comm_volume -n 4 -s 0.5 -t 1
+grep "^comm_volume: " "$tmp/half.out"
 comm_check half all "$(pat_all 4)"
 comm_no_fs half
 all_half=$all

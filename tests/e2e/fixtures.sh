@@ -72,9 +72,9 @@ cp "$fx/comm.data" "$tmp/cdt.data.1"
 expect detections 824
 expect threads 8
 
-# What this cdt writes is 1.4: major 1, minor 4, little-endian u16s at 8.
+# What this cdt writes is 1.5: major 1, minor 5, little-endian u16s at 8.
 "$CDT" record -q -o "$tmp/new.data" "$W/threads" 1 0.05 >/dev/null 2>"$tmp/err" ||
 	fail "cdt record: $(cat "$tmp/err")"
-[ "$(od -A n -t u2 -j 8 -N 4 "$tmp/new.data" | tr -s ' ')" = " 1 4" ] ||
-	fail "a new file's version is not 1.4: $(od -A n -t u2 -j 8 -N 4 "$tmp/new.data")"
+[ "$(od -A n -t u2 -j 8 -N 4 "$tmp/new.data" | tr -s ' ')" = " 1 5" ] ||
+	fail "a new file's version is not 1.5: $(od -A n -t u2 -j 8 -N 4 "$tmp/new.data")"
 exit 0

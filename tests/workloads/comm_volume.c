@@ -29,7 +29,10 @@
  *   -s FRACTION  sharing fraction 0..1, default 0.5
  * and the options of every comm workload, see comm_common.h.
  *
- * Worker k is cdt thread index k.  Prints one summary line; exit 0, 1 if
+ * Worker k is cdt thread index k.  Prints one summary line, which ends
+ * with each worker's shared stores and the loop's CPU time
+ * (shared_by_worker=a,b,... cpu_ms_by_worker=...): the pattern is
+ * uniform only while the threads do alike; exit 0, 1 if
  * the self-check fails (a thread did no work, or the shared fraction of
  * stores is off by more than 0.02 from S), 2 on bad usage.
  */
@@ -46,10 +49,19 @@ static struct comm_line priv_slots[MAX_THREADS];
 struct worker {
 	_Alignas(64) struct comm_worker c;
 	uint64_t iters, shared;
+	double cpu; /* the loop's thread CPU time, s */
 };
 
 static struct worker workers[MAX_THREADS];
 static double frac = 0.5;
+
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static void run(struct comm_worker *c)
 {
@@ -60,6 +72,7 @@ static void run(struct comm_worker *c)
 	_Atomic uint64_t *mine = &priv_slots[c->k].v;
 	uint64_t iters = 0, shared = 0;
 	struct comm_clock clk = comm_start(c->k);
+	double cpu0 = thread_cpu();
 
 	do {
 		for (int i = 0; i < BATCH; i++) {
@@ -74,6 +87,7 @@ static void run(struct comm_worker *c)
 		}
 		iters += BATCH;
 	} while (!comm_time_up(&clk));
+	w->cpu = thread_cpu() - cpu0;
 	w->iters = iters;
 	w->shared = shared;
 }
@@ -99,8 +113,14 @@ int main(int argc, char **argv)
 		idle |= workers[k].iters == 0;
 	}
 	double got = iters ? (double)shared / (double)iters : 0;
-	printf("comm_volume: threads=%d sharing=%.3f seconds=%.3f iters=%llu shared_fraction=%.4f\n",
+	printf("comm_volume: threads=%d sharing=%.3f seconds=%.3f iters=%llu shared_fraction=%.4f shared_by_worker=",
 	       nthreads, frac, seconds, (unsigned long long)iters, got);
+	for (int k = 0; k < nthreads; k++)
+		printf("%s%llu", k ? "," : "", (unsigned long long)workers[k].shared);
+	printf(" cpu_ms_by_worker=");
+	for (int k = 0; k < nthreads; k++)
+		printf("%s%.1f", k ? "," : "", workers[k].cpu * 1e3);
+	printf("\n");
 	return comm_finish(idle || comm_off(got, frac), "idle thread or shared fraction %.4f vs %.4f", got,
 			   frac);
 }

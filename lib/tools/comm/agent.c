@@ -49,6 +49,14 @@ static void comm_thread_start(struct agent_thread *t)
 	ts->rng = ((uint64_t)t->tid << 32) ^ agent_now();
 }
 
+/* The thread's mean sampling period, for rec_comm.period. */
+static uint32_t comm_period(const struct agent_thread *t)
+{
+	uint64_t p = clock_mean_period(t);
+
+	return p < UINT32_MAX ? (uint32_t)p : UINT32_MAX;
+}
+
 static void comm_emit(struct agent_thread *t, const struct comm_access *a,
 		      const struct bb_pub *pub, enum comm_outcome out, uint32_t flags,
 		      uint32_t scale)
@@ -59,7 +67,7 @@ static void comm_emit(struct agent_thread *t, const struct comm_access *a,
 		.cpu = a->cpu, .pub_cpu = pub->cpu, .time = a->time, .pub_time = pub->time,
 		.addr = a->addr, .pub_addr = pub->addr, .ip = a->ip, .pub_ip = pub->ip,
 		.size = a->size, .pub_size = pub->size, .kind = a->kind, .pub_kind = pub->kind,
-		.scale = scale,
+		.scale = scale, .period = a->period, .pub_period = pub->period,
 	};
 
 	if (arena_write(&agent_g.arena, &r, sizeof(r), REC_COMM))
@@ -104,7 +112,8 @@ static void comm_sample(struct agent_thread *t, struct rec_sample *s)
 {
 	struct comm_tstate *ts = t->state;
 	struct comm_access a = { .addr = s->addr, .time = s->time, .ip = s->ip, .tid = s->tid,
-				 .cpu = s->cpu, .size = s->size, .kind = s->kind };
+				 .cpu = s->cpu, .size = s->size, .kind = s->kind,
+				 .period = comm_period(t) };
 	enum comm_outcome out;
 	struct bb_pub peer;
 	unsigned todo;
@@ -128,8 +137,10 @@ static void comm_trap(struct agent_thread *t, struct rec_trap *tr, ucontext_t *u
 {
 	(void)uc;
 	struct comm_tstate *ts = t->state;
+	/* The watch was armed at the thread's latest sample: its period then. */
 	struct comm_access a = { .time = tr->time, .ip = tr->insn_ip ? tr->insn_ip : tr->ip,
-				 .tid = tr->tid, .cpu = tr->cpu, .kind = tr->kind };
+				 .tid = tr->tid, .cpu = tr->cpu, .kind = tr->kind,
+				 .period = comm_period(t) };
 	uint32_t flags = COMM_F_TRAP;
 
 	if (!comm_bb)
@@ -152,10 +163,10 @@ static void comm_trap(struct agent_thread *t, struct rec_trap *tr, ucontext_t *u
 		const struct bb_pub *r = &ts->wp_pub;
 		struct comm_access obs = { .addr = r->addr, .time = r->time, .ip = r->ip,
 					   .tid = r->tid, .cpu = r->cpu, .size = r->size,
-					   .kind = r->kind };
+					   .kind = r->kind, .period = r->period };
 		struct bb_pub wr = { .line = bb_line_of(a.addr), .addr = a.addr, .time = a.time,
 				     .ip = a.ip, .tid = a.tid, .cpu = a.cpu, .size = a.size,
-				     .kind = a.kind };
+				     .kind = a.kind, .period = a.period };
 
 		comm_emit(t, &obs, &wr, comm_classify(r->addr, r->size, &wr),
 			  flags | COMM_F_WRITER, ts->wp_every);

@@ -199,7 +199,8 @@ enum comm_outcome comm_on_sample(struct bb *b, struct comm_tstate *ts,
 	if (a->kind == MEM_LOAD || (found && e.time > ts->prev_sample))
 		return out;
 	mine = (struct bb_pub){ .line = line, .addr = a->addr, .time = a->time, .ip = a->ip,
-				.tid = a->tid, .cpu = a->cpu, .size = a->size, .kind = a->kind };
+				.tid = a->tid, .cpu = a->cpu, .size = a->size, .kind = a->kind,
+				.period = a->period };
 	(void)bb_put(b, &mine); /* a writer holds the slot: it publishes instead */
 	return out;
 }
@@ -208,7 +209,7 @@ void comm_on_load(struct bb *rb, const struct comm_access *a)
 {
 	struct bb_pub mine = { .line = bb_line_of(a->addr), .addr = a->addr, .time = a->time,
 			       .ip = a->ip, .tid = a->tid, .cpu = a->cpu, .size = a->size,
-			       .kind = a->kind, .loads = 1 },
+			       .kind = a->kind, .loads = 1, .period = a->period },
 		      e;
 
 	if (bb_get(rb, mine.line, &e) && e.tid == mine.tid && e.loads < UINT16_MAX)

@@ -32,6 +32,7 @@ struct bb_pub {
 	uint8_t size;   /* bytes stored */
 	uint8_t kind;   /* enum mem_kind: store or rmw (load: the readers' board) */
 	uint16_t loads; /* readers' board: the thread's samples on the line while it held the slot */
+	uint32_t period; /* the publisher's sampling period then (rec_comm.period) */
 };
 
 struct bb_slot {
@@ -89,6 +90,7 @@ struct comm_access {
 	uint64_t addr, time, ip;
 	uint32_t tid, cpu;
 	uint8_t size, kind;
+	uint32_t period; /* the thread's sampling period (rec_comm.period) */
 };
 
 enum comm_outcome {

@@ -54,9 +54,15 @@ struct rec_comm {
 	uint8_t size, pub_size;    /* bytes accessed */
 	uint8_t kind, pub_kind;    /* enum mem_kind */
 	uint32_t scale;            /* trap: arming interval in samples it stands for */
+	/* Since 1.5: the sampling period each thread had when its access was
+	 * sampled or its watch armed (soft: ns of CPU time, pmu: events;
+	 * UINT32_MAX if longer), for the weights (model.c); 0: not known. */
+	uint32_t period, pub_period;
 };
+/* What 1.4 wrote: everything before period. */
+#define COMM_REC_MIN 88
 
-REC_SIZE_IS(rec_comm, 88);
+REC_SIZE_IS(rec_comm, 96);
 REC_FIELD(rec_comm, pid, 8);
 REC_FIELD(rec_comm, tid, 12);
 REC_FIELD(rec_comm, pub_tid, 16);
@@ -74,5 +80,7 @@ REC_FIELD(rec_comm, pub_size, 81);
 REC_FIELD(rec_comm, kind, 82);
 REC_FIELD(rec_comm, pub_kind, 83);
 REC_FIELD(rec_comm, scale, 84);
+REC_FIELD(rec_comm, period, 88);
+REC_FIELD(rec_comm, pub_period, 92);
 
 #endif

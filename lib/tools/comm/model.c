@@ -12,6 +12,17 @@
  * profile (pairs, lines, objects, the TS/FS split) but not transfers, and
  * no byte estimate is made from them.
  *
+ * Threads' periods differ: the governor (lib/agent/clock.c) sets each
+ * thread's by what its own samples cost, and a detection needs a sample
+ * of both threads (the observer's, and the publisher's that published
+ * the line; a trap, an arming at the observer's sample on a published
+ * line).  So a pair's detections fall with the product of the two
+ * threads' rates, and each is weighed further by period / P times
+ * pub_period / P, P the run's period: the matrix then follows what the
+ * threads did, not how often each was sampled.  (On a loaded 2-core host,
+ * one of four threads doing equal work got 0.43 of the others' samples,
+ * and its cells a third of theirs: a uniform pattern read as lopsided.)
+ *
  * Matrices are made symmetric at the end, as the paper does: both threads
  * of a transfer take part in it.  Cell (i, j) is the sum of what i
  * detected from j and j from i; the total counts each detection once.
@@ -482,7 +493,7 @@ int comm_mark_recycled(struct profile *p)
 	for (size_t i = 0; i < p->ntool_recs; i++) {
 		struct rec_comm *c = (struct rec_comm *)p->tool_recs[i];
 
-		if (c->h.type != REC_COMM || c->h.size < sizeof(*c))
+		if (c->h.type != REC_COMM || c->h.size < COMM_REC_MIN)
 			continue;
 		c->flags &= ~(uint32_t)COMM_F_RECYCLED;
 		/* The earlier access first: a writer's trap (COMM_F_WRITER)
@@ -511,6 +522,7 @@ struct comm_ip {
 /* Running sums of comm records (see the top of this file). */
 struct comm_acc {
 	int ready;                    /* weights read from the meta */
+	double p0;                    /* the run's sampling period, 0 if not known */
 	struct comm_pair *pairs, *cpus;
 	struct comm_ip *ips;
 	size_t npairs, pairs_cap, ncpus, cpus_cap, nips, ips_cap, lines_cap, codes_cap;
@@ -565,10 +577,24 @@ static void comm_acc_ready(struct comm_acc *a, const struct profile *p)
 	m->soft = !src || strcmp(src, "pmu") != 0;
 	m->wp = (unsigned)meta_num(p, "wp", 0, COMM_MAX_WP);
 	/* agent_cfg's period is a u64 */
-	m->period = m->soft ? 1 : meta_num(p, "period", 1, (double)UINT64_MAX);
+	a->p0 = meta_num(p, "period", 0, (double)UINT64_MAX);
+	m->period = m->soft ? 1 : a->p0 ? a->p0 : 1;
 	m->trap_scale = m->period * (m->wp ? 64.0 / (8.0 * m->wp) : 0);
 	m->unit = m->soft ? "weighted detections" : "transfers (estimated)";
 	a->ready = 1;
+}
+
+/* A thread's period against the run's, bounded: it came from the arena.
+ * Not known (a 1.4 file): the run's. */
+#define COMM_REL_MAX 1e4
+static double comm_rel(double p0, uint32_t period)
+{
+	double r;
+
+	if (!period || p0 <= 0)
+		return 1;
+	r = period / p0;
+	return r < 1 / COMM_REL_MAX ? 1 / COMM_REL_MAX : r > COMM_REL_MAX ? COMM_REL_MAX : r;
 }
 
 static int pair_add(struct hash *ix, struct comm_pair **arr, size_t *n, size_t *cap,
@@ -691,6 +717,7 @@ static int comm_acc_add(struct comm_acc *acc, const struct profile *p, const str
 	if (!acc->ready)
 		comm_acc_ready(acc, p);
 	w = c->flags & COMM_F_TRAP ? m->trap_scale * (c->scale ? c->scale : 1) : m->period;
+	w *= comm_rel(acc->p0, c->period) * comm_rel(acc->p0, c->pub_period);
 	m->events++;
 	m->by_trap += !!(c->flags & COMM_F_TRAP);
 	m->by_sample += !(c->flags & COMM_F_TRAP);
@@ -840,7 +867,7 @@ static int comm_acc_kept(struct comm_acc *acc, const struct profile *p)
 	for (size_t i = 0; i < p->ntool_recs && !err; i++) {
 		const struct rec_hdr *h = p->tool_recs[i];
 
-		if (h->type == REC_COMM && h->size >= sizeof(struct rec_comm))
+		if (h->type == REC_COMM && h->size >= COMM_REC_MIN)
 			err = comm_acc_add(acc, p, (const struct rec_comm *)h);
 	}
 	return err;
@@ -951,7 +978,7 @@ static int comm_fold(struct profile *p, const struct rec_hdr *r)
 
 	if (r->type != REC_COMM)
 		return 1;
-	if (r->size < sizeof(struct rec_comm))
+	if (r->size < COMM_REC_MIN)
 		return 0; /* as comm_build: too short to mean anything */
 	s = comm_state(p);
 	if (!s)
@@ -996,7 +1023,7 @@ static int comm_check(const struct rec_hdr *h, char *why, size_t whylen)
 }
 
 static const struct rec_desc comm_types[] = {
-	{ REC_COMM, REC_T_AGENT, sizeof(struct rec_comm), sizeof(struct rec_comm), "REC_COMM",
+	{ REC_COMM, REC_T_AGENT, COMM_REC_MIN, sizeof(struct rec_comm), "REC_COMM",
 	  comm_check },
 };
 
