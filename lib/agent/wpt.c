@@ -203,9 +203,10 @@ void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc
 	unsigned char code[96];
 	size_t before, n;
 
-	t->st.traps++;
-	if (slot < 0 || slot >= WPT_SLOTS)
+	if (slot < 0 || slot >= WPT_SLOTS) {
+		t->st.traps++;
 		return;
+	}
 	w = &t->wp.slot[slot];
 	tr.h.size = sizeof(tr);
 	tr.h.type = REC_TRAP;
@@ -218,15 +219,23 @@ void wpt_on_trap(struct agent_thread *t, int slot, siginfo_t *si, ucontext_t *uc
 	tr.cookie = w->cookie;
 	decode_regs_from_ucontext(&regs, uc, t->fs_base, 0);
 	tr.ip = regs.rip;
-	if (agent_g.tool->flags & AGENT_TOOL_RAW_TRAPS) {
+	/* An execute breakpoint stops at its address.  Anywhere else it
+	 * was raised in cdt's handler and came at its return. */
+	if (w->type == WPT_X && regs.rip != tr.wp_addr) {
+		t->ext.stray++;
+		tr.flags = TRAP_F_EXEC | TRAP_F_LATE;
+	} else if (agent_g.tool->flags & AGENT_TOOL_RAW_TRAPS) {
+		t->st.traps++;
 		tr.insn_ip = regs.rip;
 		tr.flags = w->type == WPT_X ? TRAP_F_EXEC : 0;
 	} else if (w->type == WPT_X) {
 		/* Execute breakpoints trap before the instruction runs. */
+		t->st.traps++;
 		tr.insn_ip = regs.rip;
 		tr.flags = TRAP_F_EXEC | TRAP_F_INSN;
 	} else {
 		/* Data breakpoints trap after the access: decode backwards. */
+		t->st.traps++;
 		before = 64;
 		n = agent_read_code(regs.rip - before, code, sizeof(code) - 16,
 				    (regs.rip & 4095) >= before);

@@ -124,6 +124,10 @@ struct rec_sample {
 #define TRAP_F_INSN 0x01   /* insn_ip/size/kind decoded */
 #define TRAP_F_EXEC 0x02   /* execute breakpoint */
 #define TRAP_F_ADDR 0x04   /* access range [acc_addr, +size) recovered exactly */
+/* An execute breakpoint that cdt's own handler hit (it calls a little of
+ * libc), raised there and delivered at the program's IP: no execution of
+ * the program's.  Counted as stray; tools see it only to disarm. */
+#define TRAP_F_LATE 0x08
 
 struct rec_trap {
 	struct rec_hdr h;

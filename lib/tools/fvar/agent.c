@@ -505,17 +505,15 @@ static void fv_trap(struct agent_thread *t, struct rec_trap *tr, ucontext_t *uc)
 	struct fv_thread *s = t->state;
 
 	s->events++;
-	/* The entry breakpoint stops a call exactly at the entry.  A trap
-	 * anywhere else was raised in cdt's handler, which calls some of
-	 * libc (clock_gettime, ioctl) and so may run the function just
-	 * armed; it came at the handler's return, at the program's sampled
-	 * IP, and is no call.  The breakpoint goes: left armed, every
+	/* A late trap (wpt.c) of the entry breakpoint: cdt's handler, which
+	 * calls some of libc (clock_gettime, ioctl), ran the function just
+	 * armed, and it is no call.  The breakpoint goes: left armed, every
 	 * handler would trap again, the program would never run on, and
 	 * a function the handler calls is never measured.  (Taken as an
 	 * entry, such traps once split memmove into rows by the sampled
 	 * IP, each timing the rest of a call; cdt's memcpy is its own.) */
-	if (tr->slot == s->went && tr->ip != tr->wp_addr) {
-		wpt_disarm(&t->wp, s->went);
+	if (tr->flags & TRAP_F_LATE) {
+		wpt_disarm(&t->wp, tr->slot);
 		s->want = 0;
 		s->own_ns += agent_now() - tr->time;
 		return;

@@ -51,6 +51,8 @@ static void record_sample(struct agent_thread *t, struct rec_sample *s)
 static void record_trap(struct agent_thread *t, struct rec_trap *tr, ucontext_t *uc)
 {
 	(void)uc;
+	if (tr->flags & TRAP_F_LATE)
+		return;
 	if (arena_write(&agent_g.arena, tr, sizeof(*tr), REC_TRAP))
 		t->st.dropped++;
 }
