@@ -83,7 +83,6 @@ rd=$(awk '$1 == "level" && $2 == 3 { print $8 }' "$XDG_CACHE_HOME"/cdt/membound-
 it=$(awk -v r="${rd:-0}" -v b="$big" 'BEGIN { i = int(1.5 * r / b); print i < 20 ? 20 : i }')
 echo "sizes: L2 $l2, L3 $l3; $kern over $((big >> 10)) kB and $((l2 / 2048)) kB"
 
-redo=0
 for n in 1 2; do
 	r=0
 	while [ $r -lt 2 ]; do
@@ -95,13 +94,7 @@ for n in 1 2; do
 		lk=$(awk '/^MByte\/s:/ { print $2 }' "$tmp/dram$n.out")
 		[ -n "$lk" ] || fail "likwid-bench printed no MByte/s: $(cat "$tmp/dram$n.out")"
 		set -- $(main_phase "$tmp/dram$n.csv")
-		# A run whose DRAM the host's other guests held (likwid's own
-		# figure under 65% of the peak the verdict used) has no designed
-		# answer: run again (e2e/membound_kernels says why).
-		if [ "$4" != - ] && awk -v l="$lk" -v p="$4" 'BEGIN { exit !(l / 1000 < 0.65 * p) }'; then
-			redo=$((redo + 1))
-			echo "$kern, $n thread(s), run $r: likwid got $lk MB/s, under 65% of the peak ($4 GB/s): run again"
-			[ $redo -le 4 ] || fail "under 65% of the peak in $redo runs: the machine's DRAM is not there to test"
+		if dram_short "$kern, $n thread(s), run $r, likwid" "$(awk -v l="$lk" 'BEGIN { print l / 1000 }')" "$4" 4; then
 			r=$((r - 1))
 			continue
 		fi

@@ -19,7 +19,7 @@ need_workloads membound_rows
 RUNS=${MEMBOUND_RUNS:-3}
 export XDG_CACHE_HOME="$tmp/cache"
 
-i=0 redo=0
+i=0
 while [ $i -lt "$RUNS" ]; do
 	"$CDT" membound -q -o "$tmp/r.data" "$W/membound_rows" -d 2 -T "$tmp/truth" \
 		2>"$tmp/err" || fail "run $((i + 1)): cdt membound: exit $?: $(cat "$tmp/err")"
@@ -35,13 +35,7 @@ print(best["footprint_bytes"], best["level"] or "-", best["verdict"], t["bytes"]
       t["rate"][1], best["peak_gbs"] or "-")' \
 		"$tmp/vcsv" "$tmp/truth") || fail "run $((i + 1)): no phase: $(cat "$tmp/vcsv")"
 	set -- $got
-	# A run whose DRAM the host's other guests held (the sweep's own
-	# rate under 65% of the peak the verdict used) has no designed
-	# answer: run again (e2e/membound_kernels says why).
-	if [ "$6" != - ] && awk -v o="$5" -v p="$6" 'BEGIN { exit !(o < 0.65 * p) }'; then
-		redo=$((redo + 1))
-		echo "run $((i + 1)): the sweep got $5 GB/s, under 65% of the peak ($6 GB/s): run again"
-		[ $redo -le "$RUNS" ] || fail "under 65% of the peak in $redo runs: the machine's DRAM is not there to test"
+	if dram_short "run $((i + 1)), the sweep" "$5" "$6" "$RUNS"; then
 		continue
 	fi
 	awk -v f="$1" -v b="$4" 'BEGIN { exit !(f >= 0.9 * b && f <= 1.1 * b) }' ||

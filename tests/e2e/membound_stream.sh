@@ -32,7 +32,6 @@ n=$((12 << 20))
 [ $((n * 8 * 3)) -ge $((l3 * 8)) ] || n=$((l3 / 3))
 echo "L3 $l3; three arrays of $((n >> 17)) MiB"
 
-redo=0
 for t in 1 2; do
 	i=0
 	while [ $i -lt "$RUNS" ]; do
@@ -71,13 +70,7 @@ print(verdict[0], verdict[1], "%.2f" % mean, "%.2f" % own, len(ach), peak)
 EOF
 			fail "$t threads, run $i: $(cat "$tmp/got") $(cat "$tmp/out")"
 		set -- $(cat "$tmp/got")
-		# A run whose DRAM the host's other guests held (its own figure
-		# under 65% of the peak the verdict used) has no designed
-		# answer: run again (e2e/membound_kernels says why).
-		if [ "$6" != - ] && awk -v o="$4" -v p="$6" 'BEGIN { exit !(o < 0.65 * p) }'; then
-			redo=$((redo + 1))
-			echo "$t thread(s), run $i: the program got $4 GB/s, under 65% of the peak ($6 GB/s): run again"
-			[ $redo -le "$RUNS" ] || fail "under 65% of the peak in $redo runs: the machine's DRAM is not there to test"
+		if dram_short "$t thread(s), run $i" "$4" "$6" "$RUNS"; then
 			i=$((i - 1))
 			continue
 		fi
