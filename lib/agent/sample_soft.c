@@ -43,6 +43,7 @@
 
 #define SOFT_WALK 32 /* instructions walked ahead before stepping */
 #define SOFT_SITES_LOG2 12
+#define SOFT_RMW_WALK 4 /* instructions from the IP to the store of a load's RMW */
 
 /*
  * Stall sites by sample IP, direct-mapped: (ip << 16) | (site - ip) as a
@@ -229,6 +230,23 @@ static uint64_t soft_site(uint64_t ip)
 	return site;
 }
 
+/*
+ * Does the next access store back where the stalled load read, with no
+ * access between?  x = x + 1 compiled as a load, an add and a store is a
+ * read-modify-write of x.  Its store never stalls (the store buffer takes
+ * it), so the samples fall after the load and a stall site alone would
+ * only ever see a reader: comm would not know the line was written.
+ */
+static int soft_stores_back(const struct decode_regs *regs, const struct insn_access *ld)
+{
+	struct decode_code code = { soft_read, (void *)&regs->rip };
+	struct insn_access st;
+
+	return decode_next_access(&code, regs, SOFT_RMW_WALK, &st) == 1 &&
+	       (st.flags & ACC_F_ADDR) && (st.kind == MEM_STORE || st.kind == MEM_RMW) &&
+	       st.addr == ld->addr && st.size == ld->size;
+}
+
 /* The access the sample stalled on, emitted: 1; 0 if there is none. */
 static int soft_stalled(struct agent_thread *t, ucontext_t *uc, uint64_t time)
 {
@@ -245,6 +263,8 @@ static int soft_stalled(struct agent_thread *t, ucontext_t *uc, uint64_t time)
 	if (decode_access_done(code, n, site, &regs, &acc) != 1 || !(acc.flags & ACC_F_ADDR) ||
 	    (acc.flags & ACC_F_STACK) || (site < ip && site + acc.len > ip))
 		return 0; /* code replaced since the site was found */
+	if (acc.kind == MEM_LOAD && soft_stores_back(&regs, &acc))
+		acc.kind = MEM_RMW;
 	soft_emit(t, &acc, time, SAMPLE_F_BEHIND);
 	return 1;
 }

@@ -11,6 +11,10 @@
 #     (it was std::thread::_State_impl<...>::_M_run() (atomic_base.h:N)),
 #     whose inlined calls go from std::atomic's (atomic_base.h) to it;
 #     no object or code is named after a header's line;
+#   - the load/add/store of -l is one read-modify-write to comm's soft
+#     samples (the load's sample publishes the line as written): at
+#     least as many detections on samples as on traps (it was none on
+#     samples, and 0-10 on traps, so a stressed run could find nothing);
 #   - cdt record: the same names for the samples' function and object.
 # The 80% leaves room for detections at thread start and join; the
 # design gives 100%.
@@ -30,6 +34,11 @@ comm_budget
 # shellcheck disable=SC2086 # lists of words
 "$CDT" comm -q -o "$tmp/c.data" $COMM_BUDGET ${CDT_COMM_ARGS:-} "$wl" -l -t 1 >"$tmp/c.out" 2>"$tmp/c.err" ||
 	fail "cdt comm comm_vector: exit $?: $(tail -n 5 "$tmp/c.err")"
+"$CDT" report -i "$tmp/c.data" --csv --view summary >"$tmp/sum.csv" || fail "summary view failed"
+ds=$(sed -n 's/^detections_on_samples,//p' "$tmp/sum.csv")
+dt=$(sed -n 's/^detections_on_traps,//p' "$tmp/sum.csv")
+[ "${ds:-0}" -gt 0 ] && [ "$ds" -ge "${dt:-0}" ] ||
+	fail "the increments' loads detect nothing: $ds detections on samples, $dt on traps"
 "$CDT" report -i "$tmp/c.data" --csv --view objects >"$tmp/objects.csv" || fail "objects view failed"
 "$CDT" report -i "$tmp/c.data" --csv --view code >"$tmp/code.csv" || fail "code view failed"
 # The code view's names have commas: read it with python's csv.
@@ -61,5 +70,5 @@ PY
 sed -n 2p "$tmp/f.csv" | grep -qF "\"$code\"" || sed -n 2p "$tmp/f.csv" | grep -qF "$code," ||
 	fail "record: the top function is not $code: $(head -n 3 "$tmp/f.csv")"
 sed -n 2p "$tmp/o.csv" | grep -qF "$obj," || fail "record: the top object is not $obj: $(head -n 3 "$tmp/o.csv")"
-echo "record: $code, $obj"
+echo "record: $code, $obj; comm: $ds detections on samples, $dt on traps"
 exit 0
