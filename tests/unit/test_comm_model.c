@@ -9,7 +9,11 @@
  *     false sharing, as sure as the fewest events of a thread allow;
  *   - records whose two accesses the allocator separated (a block freed
  *     and allocated again between them) are marked and counted as
- *     recycled, never as sharing; those on one live block are not.
+ *     recycled, never as sharing; those on one live block are not;
+ *   - a detection weighs the two threads' periods against the run's: a
+ *     thread sampled at half the rate finds half the transfers, so each
+ *     counts twice; a period not known (a 1.4 file) weighs 1, and one
+ *     out of all reason (the arena is the program's) is bounded.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -113,30 +117,38 @@ static void add_comm(struct profile *p, uint32_t tid, uint64_t time, uint64_t ad
 	add(p, &c);
 }
 
-static void test_recycled(void **state)
+/* A comm profile of one process with four threads, PID + 0..3. */
+static void profile_four(struct profile *p)
 {
 	union {
 		struct rec_proc r;
 		char b[sizeof(struct rec_proc) + 16];
 	} proc = { 0 };
-	const struct comm_model *m;
-	struct profile p;
 
-	(void)state;
-	profile_init(&p);
-	p.ops = tools_prof("comm");
-	assert_int_equal(profile_set_meta(&p, "tool", "comm"), 0);
+	profile_init(p);
+	p->ops = tools_prof("comm");
+	assert_int_equal(profile_set_meta(p, "tool", "comm"), 0);
+	assert_int_equal(profile_set_meta(p, "period", "500000"), 0);
 	proc.r.h = (struct rec_hdr){ sizeof(proc), REC_PROC, 0 };
 	proc.r.pid = PID;
 	proc.r.time = 1;
 	strcpy(proc.r.exe, "/bin/x");
-	add(&p, &proc);
+	add(p, &proc);
 	for (uint32_t t = 0; t < 4; t++) {
 		struct rec_task k = { .h = { sizeof(k), REC_TASK, 0 }, .pid = PID,
 				      .tid = PID + t, .index = t, .start = 1 + t };
 
-		add(&p, &k);
+		add(p, &k);
 	}
+}
+
+static void test_recycled(void **state)
+{
+	const struct comm_model *m;
+	struct profile p;
+
+	(void)state;
+	profile_four(&p);
 	/* Thread 1's block [10, 20), thread 2's at the same address from 30;
 	 * a block shared by threads 1 and 3 at 0x9000 all along. */
 	add_block(&p, 10, 0x1000, PID + 1, 0);
@@ -178,11 +190,46 @@ static void test_recycled(void **state)
 	profile_free(&p);
 }
 
+/* One detection of thread `tid` from thread 0 at the given periods. */
+static void add_periods(struct profile *p, uint32_t tid, uint64_t time, uint32_t period,
+			uint32_t pub_period)
+{
+	struct rec_comm c = { .h = { sizeof(c), REC_COMM, 0 }, .pid = PID, .tid = PID + tid,
+			      .pub_tid = PID, .time = time, .pub_time = time - 1,
+			      .addr = 0x2008, .pub_addr = 0x2000, .size = 8, .pub_size = 8,
+			      .kind = MEM_STORE, .pub_kind = MEM_STORE, .period = period,
+			      .pub_period = pub_period };
+
+	add(p, &c);
+}
+
+static void test_weights(void **state)
+{
+	const struct comm_model *m;
+	struct profile p;
+
+	(void)state;
+	profile_four(&p);
+	add_periods(&p, 1, 10, 500000, 500000); /* both at the run's period: 1 */
+	add_periods(&p, 2, 11, 1000000, 500000); /* the observer at half the rate: 2 */
+	add_periods(&p, 3, 12, 1000000, 1500000); /* both slower: 2 * 3 */
+	add_periods(&p, 3, 13, 0, 0); /* not known: 1 */
+	add_periods(&p, 2, 14, 1, 500000); /* 2e-6 of the run's: bounded to 1e-4 */
+	m = comm_of(&p);
+	assert_non_null(m);
+	assert_float_equal(comm_cell(m, CL_THREAD, CM_ALL, 0, 1), 1, 1e-9);
+	assert_float_equal(comm_cell(m, CL_THREAD, CM_ALL, 0, 2), 2 + 1e-4, 1e-9);
+	assert_float_equal(comm_cell(m, CL_THREAD, CM_ALL, 0, 3), 7, 1e-9);
+	assert_float_equal(m->total[CM_FS], 10 + 1e-4, 1e-9);
+	profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_recycled),
+		cmocka_unit_test(test_weights),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -84,7 +84,7 @@ static void comm_disarm(struct agent_thread *t)
 }
 
 /* TryArmWatchpoint: D random 8-byte chunks of a fresh line of another thread. */
-static void comm_arm(struct agent_thread *t, uint64_t now)
+static void comm_arm(struct agent_thread *t, uint64_t now, uint32_t period)
 {
 	struct comm_tstate *ts = t->state;
 	unsigned chunk[WPT_SLOTS];
@@ -106,6 +106,7 @@ static void comm_arm(struct agent_thread *t, uint64_t now)
 		}
 	}
 	comm_armed(ts, &pub, now, reads);
+	ts->wp_period = period;
 }
 
 static void comm_sample(struct agent_thread *t, struct rec_sample *s)
@@ -126,7 +127,7 @@ static void comm_sample(struct agent_thread *t, struct rec_sample *s)
 	if (out != COMM_QUIET)
 		comm_emit(t, &a, &peer, out, 0, 1);
 	if ((todo & COMM_DO_ARM) && comm_nwp)
-		comm_arm(t, s->time);
+		comm_arm(t, s->time, a.period);
 	/* Enabled breakpoints are reloaded at every context switch (a
 	 * hypervisor exit each in a VM): old ones go now, not at a trap. */
 	if (ts->wp_time && ts->wp_time != s->time)
@@ -140,7 +141,7 @@ static void comm_trap(struct agent_thread *t, struct rec_trap *tr, ucontext_t *u
 	/* The watch was armed at the thread's latest sample: its period then. */
 	struct comm_access a = { .time = tr->time, .ip = tr->insn_ip ? tr->insn_ip : tr->ip,
 				 .tid = tr->tid, .cpu = tr->cpu, .kind = tr->kind,
-				 .period = comm_period(t) };
+				 .period = ts->wp_period };
 	uint32_t flags = COMM_F_TRAP;
 
 	if (!comm_bb)

@@ -82,6 +82,7 @@ struct comm_tstate {
 	uint32_t arm_wait;    /* samples to let pass before arming again */
 	uint32_t arm_backoff; /* log2 of the next arming interval */
 	uint32_t wp_reads;    /* the watch is on a line another thread loaded from */
+	uint32_t wp_period;   /* the thread's sampling period when it armed them */
 	uint64_t rng;         /* xorshift state, for slots and chunks */
 };
 
