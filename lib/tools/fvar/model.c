@@ -429,12 +429,20 @@ double fv_share(const struct fv_model *m, const struct fv_stats *st)
 	return m->samples ? (double)st->samples / (double)m->samples : 0;
 }
 
+double fv_resolution(const struct fv_model *m)
+{
+	return m->nmetrics ? FV_RESOLUTION * m->spread[0] : 0;
+}
+
 double fv_calls(const struct fv_model *m, const struct fv_stats *st)
 {
 	int k = -1;
 
 	if (m->call_samples)
 		return (double)st->samples * m->period;
+	/* An untimed function's calls took under R each: at least this many. */
+	if (st->m[0].n && st->m[0].mean < fv_resolution(m))
+		return m->period ? (double)st->samples * m->period / fv_resolution(m) : 0;
 	for (uint32_t i = 0; i < m->nmetrics; i++)
 		if (!strcmp(m->metric[i], "cpu") || (k < 0 && !strcmp(m->metric[i], "wall")))
 			k = (int)i;
@@ -530,10 +538,13 @@ static int fv_finish(struct fv_acc *a)
 		struct fv_func *f = &m->fn[i];
 
 		fv_spread(m, (uint32_t)i);
-		f->below = f->st.m[0].n > 0 && f->st.m[0].mean < FV_RESOLUTION * m->spread[0];
-		f->flagged = fv_share(m, &f->st) > m->flag_share && f->st.m[0].n > 1 &&
-			     ((!f->below && f->st.cv_intra > m->flag_cv) ||
-			      f->st.cv_threads > m->flag_cv_threads);
+		f->untimed = f->st.m[0].n > 0 && f->st.m[0].mean < fv_resolution(m);
+		/* Untimed: the instances measure cdt, and so would any spread
+		 * of them, across threads too (the threads' samples are shares
+		 * of time, and say nothing of a call's). */
+		f->flagged = !f->untimed && fv_share(m, &f->st) > m->flag_share &&
+			     f->st.m[0].n > 1 && (f->st.cv_intra > m->flag_cv ||
+						  f->st.cv_threads > m->flag_cv_threads);
 		m->order[i] = i;
 	}
 	qsort_r(m->order, m->nfn, sizeof(*m->order), fv_rank_cmp, m);

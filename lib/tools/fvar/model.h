@@ -25,7 +25,7 @@
 #define FV_FLAG_CV 0.20
 #define FV_FLAG_CV_THREADS 0.10
 /* A mean under this many calibration spreads is cdt's noise, not the
- * function's: its CV is not taken as variance. */
+ * function's: the function is untimed (fv_resolution). */
 #define FV_RESOLUTION 3
 
 struct fv_inst {
@@ -79,7 +79,7 @@ struct fv_func {
 	uint64_t time, entry; /* its entry was symbolized */
 	struct fv_stats st;
 	int flagged;       /* Table 1: high cost and high variance */
-	int below;         /* its mean is within FV_RESOLUTION spreads of 0: noise */
+	int untimed;       /* its mean is under the resolution (fv_resolution): noise */
 };
 
 /* One thread's part of a function (inter-thread variance). */
@@ -120,8 +120,12 @@ const struct fv_model *fvar_of(const struct profile *p);
  * samples (its calls times its mean instance). */
 double fv_share(const struct fv_model *m, const struct fv_stats *st);
 /* Its calls: call samples times the period; else estimated from its time
- * and its mean instance; 0 if unknown. */
+ * and its mean instance, or, under the resolution, from its time over
+ * the resolution (a lower bound); 0 if unknown. */
 double fv_calls(const struct fv_model *m, const struct fv_stats *st);
+/* The shortest mean instance cdt can time here, in metric 0's unit:
+ * FV_RESOLUTION spreads of the calibration; 0 if there was none. */
+double fv_resolution(const struct fv_model *m);
 const char *fv_cause_name(int cause);
 
 #endif

@@ -118,14 +118,16 @@ static int view_summary(const struct profile *p, const struct view_opts *o, stru
 {
 	static const char *const cols[] = { "key", "value", NULL };
 	const struct fv_model *m = fv_get(p);
-	size_t flagged = 0;
+	size_t flagged = 0, untimed = 0;
 	int err;
 
 	(void)o;
 	if (!m)
 		return -ENOMEM;
-	for (size_t i = 0; i < m->nfn; i++)
+	for (size_t i = 0; i < m->nfn; i++) {
 		flagged += m->fn[i].flagged != 0;
+		untimed += m->fn[i].untimed != 0;
+	}
 	table_init(t, NULL, cols);
 	err = view_summary_run(p, t);
 	if (!err)
@@ -133,6 +135,7 @@ static int view_summary(const struct profile *p, const struct view_opts *o, stru
 		      KV("fvar_samples", "%" PRIu64, m->samples) ||
 		      KV("functions", "%zu", m->nfn) ||
 		      KV("functions_flagged", "%zu", flagged) ||
+		      KV("functions_untimed", "%zu", untimed) ||
 		      KV("calibration_runs", "%u", m->calib_runs);
 	for (uint32_t k = 0; k < m->nmetrics && !err; k++) {
 		char key[48];
@@ -269,19 +272,16 @@ static int fv_modes(const double *v, size_t n, double mean[2], double frac[2])
 const char *fvar_verdict(const struct fv_model *m, const struct fv_func *f)
 {
 	int costly = fv_share(m, &f->st) > m->flag_share;
-	int varies = (!f->below && f->st.cv_intra > m->flag_cv) ||
-		     f->st.cv_threads > m->flag_cv_threads;
+	int varies = f->st.cv_intra > m->flag_cv || f->st.cv_threads > m->flag_cv_threads;
 
+	if (f->untimed)
+		return costly ? "shorter than cdt can time here, and a high cost: their number, "
+				"not their spread, is the cost" :
+				"shorter than cdt can time here";
 	if (costly && varies)
 		return f->st.cv_threads > m->flag_cv_threads && f->st.cv_intra <= m->flag_cv ?
 		       "high cost, uneven across threads: look at how the work is divided" :
 		       "high variance, high cost: look at what differs between calls";
-	if (f->below && !varies)
-		return costly ? "high cost in calls too short for cdt to time here (their mean is "
-				"under its resolution): their number, not their spread, is the "
-				"cost" :
-				"calls too short for cdt to time here (their mean is under its "
-				"resolution)";
 	if (costly)
 		return "high cost, steady: its variance is not the problem";
 	if (varies)
@@ -289,19 +289,13 @@ const char *fvar_verdict(const struct fv_model *m, const struct fv_func *f)
 	return "little of the run, steady: nothing to do about variance";
 }
 
-/* One finding: function f, its top contexts, its spread and verdict. */
-static int fv_finding(const struct profile *p, const struct fv_model *m, size_t f,
-		      struct table *t)
+/* Function f's top 3 call sites, with their instances and commonest paths. */
+static void fv_sites(const struct profile *p, const struct fv_model *m, size_t f, char *sites,
+		     size_t len)
 {
-	const struct fv_func *fn = &m->fn[f];
-	char name[256], sites[2048] = "", metrics[512] = "", spark[FV_HIST_BINS + 1] = "";
-	char modes[160] = "", lo[32], hi[32], a[32], b[32], across[64] = "";
-	double mean[2], frac[2], calls = fv_calls(m, &fn->st);
-	size_t n = 0, o = 0, shown = 0;
-	double *v;
-	int err;
+	size_t o = 0, shown = 0;
 
-	fvar_func_name(p, fn, name, sizeof(name));
+	sites[0] = '\0';
 	for (size_t i = 0; i < m->nctx && shown < 3; i++) {
 		const struct fv_ctx *x = &m->ctx[i];
 		char site[256];
@@ -309,18 +303,43 @@ static int fv_finding(const struct profile *p, const struct fv_model *m, size_t 
 		if (x->func != f || !x->st.m[0].n)
 			continue;
 		fv_site(p, x->pid, x->time, x->ret, site, sizeof(site));
-		o += (size_t)snprintf(sites + o, sizeof(sites) - (o < sizeof(sites) ? o : sizeof(sites)),
-				      "%s%s (%" PRIu64 ")", shown ? "; " : "", site, x->st.m[0].n);
-		if (x->npath && o < sizeof(sites))
-			o += (size_t)snprintf(sites + o, sizeof(sites) - o, " via %s (%.0f%% of %" PRIu64
+		o += (size_t)snprintf(sites + o, len - (o < len ? o : len), "%s%s (%" PRIu64 ")",
+				      shown ? "; " : "", site, x->st.m[0].n);
+		if (x->npath && o < len)
+			o += (size_t)snprintf(sites + o, len - o, " via %s (%.0f%% of %" PRIu64
 					      " paths)", x->path[0].text,
 					      100.0 * (double)x->path[0].n / (double)x->path_n,
 					      x->path_n);
-		if (o >= sizeof(sites))
-			o = sizeof(sites) - 1;
+		if (o >= len)
+			o = len - 1;
 		shown++;
 	}
-	o = 0;
+}
+
+/* One finding: function f, its top contexts, its spread and verdict. */
+static int fv_finding(const struct profile *p, const struct fv_model *m, size_t f,
+		      struct table *t)
+{
+	const struct fv_func *fn = &m->fn[f];
+	char name[256], sites[2048], metrics[512] = "", spark[FV_HIST_BINS + 1] = "";
+	char modes[160] = "", lo[32], hi[32], a[32], b[32], across[64] = "";
+	double mean[2], frac[2], calls = fv_calls(m, &fn->st);
+	size_t n = 0, o = 0;
+	double *v;
+	int err;
+
+	fvar_func_name(p, fn, name, sizeof(name));
+	fv_sites(p, m, f, sites, sizeof(sites));
+	if (fn->untimed) {
+		fvar_value_text(m, 0, fv_resolution(m), a, sizeof(a));
+		return table_row(t) ||
+		       table_cell(t, "%s: %s (resolution %s); %.0f%% of the run's samples; at "
+				  "least %.3g calls; %" PRIu64 " instance%s measured, each within "
+				  "cdt's noise: no mean, no spread; called from %s",
+				  name, fvar_verdict(m, fn), a, fv_share(m, &fn->st) * 100, calls,
+				  fn->st.m[0].n, fn->st.m[0].n == 1 ? "" : "s",
+				  sites[0] ? sites : "?") ? -ENOMEM : 0;
+	}
 	for (uint32_t k = 0; k < m->nmetrics; k++) {
 		const struct welford *w = &fn->st.m[k];
 
@@ -376,9 +395,18 @@ void fvar_func_text(const struct profile *p, const struct fv_model *m, size_t f,
 #define PUT(...) fprintf(out, __VA_ARGS__)
 	fvar_func_name(p, fn, name, namelen);
 	PUT("%s\n%s%s\n\n", name, fn->flagged ? "flagged: " : "", fvar_verdict(m, fn));
-	PUT("%.1f%% of the run's samples; %" PRIu64 " instances measured of about %.3g calls\n",
-	    fv_share(m, &fn->st) * 100, fn->st.m[0].n, fv_calls(m, &fn->st));
-	for (uint32_t k = 0; k < m->nmetrics; k++) {
+	if (fn->untimed) {
+		char r[32];
+
+		fvar_value_text(m, 0, fv_resolution(m), r, sizeof(r));
+		PUT("%.1f%% of the run's samples; at least %.3g calls; %" PRIu64 " instances "
+		    "measured, each under cdt's resolution here (%s): no mean, no spread\n",
+		    fv_share(m, &fn->st) * 100, fv_calls(m, &fn->st), fn->st.m[0].n, r);
+	} else {
+		PUT("%.1f%% of the run's samples; %" PRIu64 " instances measured of about %.3g "
+		    "calls\n", fv_share(m, &fn->st) * 100, fn->st.m[0].n, fv_calls(m, &fn->st));
+	}
+	for (uint32_t k = 0; k < m->nmetrics && !fn->untimed; k++) {
 		const struct welford *w = &fn->st.m[k];
 		char a[32], b[32], lo[32], hi[32];
 
@@ -389,9 +417,11 @@ void fvar_func_text(const struct profile *p, const struct fv_model *m, size_t f,
 		PUT("%-8s mean %s  sd %s  cv %.0f%%  from %s to %s\n", m->metric[k], a, b,
 		    welford_cv(w) * 100, lo, hi);
 	}
-	PUT("cv within threads %.0f%%", fn->st.cv_intra * 100);
+	if (!fn->untimed)
+		PUT("cv within threads %.0f%%", fn->st.cv_intra * 100);
 	if (fn->st.nthreads > 1)
-		PUT("; across %u threads %.0f%%", fn->st.nthreads, fn->st.cv_threads * 100);
+		PUT("%sacross %u threads %.0f%% (of their samples)", fn->untimed ? "" : "; ",
+		    fn->st.nthreads, fn->st.cv_threads * 100);
 	PUT("\n\nCall sites:\n");
 	for (size_t i = 0; i < m->nctx; i++) {
 		const struct fv_ctx *x = &m->ctx[i];
@@ -401,8 +431,13 @@ void fvar_func_text(const struct profile *p, const struct fv_model *m, size_t f,
 			continue;
 		fv_site(p, x->pid, x->time, x->ret, site, sizeof(site));
 		fvar_value_text(m, 0, x->st.m[0].mean, a, sizeof(a));
-		PUT("  %s: %" PRIu64 " instances, mean %s, cv %.0f%%, %.1f%% of the samples\n", site,
-		    x->st.m[0].n, a, welford_cv(&x->st.m[0]) * 100, fv_share(m, &x->st) * 100);
+		if (fn->untimed)
+			PUT("  %s: %" PRIu64 " instances, %.1f%% of the samples\n", site,
+			    x->st.m[0].n, fv_share(m, &x->st) * 100);
+		else
+			PUT("  %s: %" PRIu64 " instances, mean %s, cv %.0f%%, %.1f%% of the samples\n",
+			    site, x->st.m[0].n, a, welford_cv(&x->st.m[0]) * 100,
+			    fv_share(m, &x->st) * 100);
 		for (uint32_t k = 0; k < x->npath; k++)
 			PUT("    via %s (%" PRIu64 " of %" PRIu64 " paths)\n", x->path[k].text,
 			    x->path[k].n, x->path_n);
@@ -456,18 +491,28 @@ static int view_findings_text(const struct profile *p, const struct view_opts *o
 	return view_items_text(view_findings, p, o, f, width);
 }
 
-static int fv_stats_cells(struct table *t, const struct fv_model *m, const struct fv_stats *st)
+/* The metrics' mean, sd and cv; empty for an untimed function's. */
+static int fv_stats_cells(struct table *t, const struct fv_model *m, const struct fv_stats *st,
+			  int untimed)
 {
 	int err = 0;
 
 	for (uint32_t k = 0; k < m->nmetrics && !err; k++)
-		err = table_cell(t, "%.6g", st->m[k].mean) ||
+		err = untimed ? table_cell(t, "%s", "") || table_cell(t, "%s", "") ||
+				table_cell(t, "%s", "") :
+		      table_cell(t, "%.6g", st->m[k].mean) ||
 		      table_cell(t, "%.6g", welford_sd(&st->m[k])) ||
 		      table_cell(t, "%.4f", welford_cv(&st->m[k]));
 	return err;
 }
 
 static const char *const fv_what[] = { "mean", "sd", "cv" };
+
+/* A CV, empty for an untimed function. */
+static int fv_cv_cell(struct table *t, int untimed, double cv)
+{
+	return untimed ? table_cell(t, "%s", "") : table_cell(t, "%.4f", cv);
+}
 
 static int view_functions(const struct profile *p, const struct view_opts *o, struct table *t)
 {
@@ -479,7 +524,7 @@ static int view_functions(const struct profile *p, const struct view_opts *o, st
 		return -ENOMEM;
 	fv_cols_list(&c, (const char *const[]){ "function", "flagged:r", "instances:r",
 						"calls_est:r", "share:r", "cv:r", "cv_intra:r",
-						"cv_threads:r", "threads:r", NULL });
+						"cv_threads:r", "threads:r", "timed:r", NULL });
 	fv_cols_metrics(&c, m, fv_what, 3);
 	table_init(t, "Functions, flagged first, then by share of the run", c.c);
 	for (size_t i = 0; i < m->nfn && !err; i++) {
@@ -496,10 +541,11 @@ static int view_functions(const struct profile *p, const struct view_opts *o, st
 		      table_cell(t, "%" PRIu64, f->st.m[0].n) ||
 		      table_cell(t, "%.0f", fv_calls(m, &f->st)) ||
 		      table_cell(t, "%.4f", fv_share(m, &f->st)) ||
-		      table_cell(t, "%.4f", welford_cv(&f->st.m[0])) ||
-		      table_cell(t, "%.4f", f->st.cv_intra) ||
+		      fv_cv_cell(t, f->untimed, welford_cv(&f->st.m[0])) ||
+		      fv_cv_cell(t, f->untimed, f->st.cv_intra) ||
 		      table_cell(t, "%.4f", f->st.cv_threads) ||
-		      table_cell(t, "%u", f->st.nthreads) || fv_stats_cells(t, m, &f->st);
+		      table_cell(t, "%u", f->st.nthreads) || table_cell(t, "%d", f->st.m[0].n && !f->untimed) ||
+		      fv_stats_cells(t, m, &f->st, f->untimed);
 	}
 	return err ? -ENOMEM : 0;
 }
@@ -538,8 +584,8 @@ static int view_contexts(const struct profile *p, const struct view_opts *o, str
 			      table_cell(t, "%s", site) ||
 			      table_cell(t, "%" PRIu64, x->st.m[0].n) ||
 			      table_cell(t, "%.4f", fv_share(m, &x->st)) ||
-			      table_cell(t, "%.4f", welford_cv(&x->st.m[0])) ||
-			      fv_stats_cells(t, m, &x->st) ||
+			      fv_cv_cell(t, m->fn[f].untimed, welford_cv(&x->st.m[0])) ||
+			      fv_stats_cells(t, m, &x->st, m->fn[f].untimed) ||
 			      table_cell(t, "%s", x->npath ? x->path[0].text : "") ||
 			      table_cell(t, "%.4f", x->path_n ? (double)x->path[0].n /
 								  (double)x->path_n : 0.0) ||
@@ -580,7 +626,8 @@ static int view_threads(const struct profile *p, const struct view_opts *o, stru
 			      table_cell(t, "%.4f", fn->st.samples ?
 					 (double)x->samples / (double)fn->st.samples : 0) ||
 			      table_cell(t, "%" PRIu64, x->m0.n) ||
-			      table_cell(t, "%.6g", x->m0.mean);
+			      (fn->untimed ? table_cell(t, "%s", "") :
+					     table_cell(t, "%.6g", x->m0.mean));
 		}
 	}
 	return err ? -ENOMEM : 0;
