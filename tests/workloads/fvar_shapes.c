@@ -27,12 +27,6 @@
  *   -m paths      leaf() (2 units) has one call site, in helper(), which
  *                 via_a() and via_b() call in turn: one context, two full
  *                 call paths, half the instances each.
- *   -m short      f50(), f500() and f5u() do 50, 500 and 5000 iterations
- *                 (about 50 ns, 500 ns and 5 us here; -u does not scale
- *                 them), called through a pointer 1000, 100 and 10 times
- *                 a round: a third of the time each.  Their truth is
- *                 timed by the batch (a clock read costs more than f50),
- *                 so its cv is that of the batches' means.
  *
  * -N LOOPS runs that many iterations of a thread's loop (a batch of 100
  * calls for tiny) instead of -t CPU seconds: a fixed amount of work, for
@@ -64,10 +58,9 @@
 #define MAX_THREADS 16
 #define NOINLINE __attribute__((noinline))
 
-enum { F_BIMODAL, F_STEADY, F_SHARE, F_DESCEND, F_JUMPER, F_LIB, F_TINY, F_LEAF,
-       F_50, F_500, F_5U, F_N };
+enum { F_BIMODAL, F_STEADY, F_SHARE, F_DESCEND, F_JUMPER, F_LIB, F_TINY, F_LEAF, F_N };
 static const char *const fname[F_N] = { "bimodal", "steady", "share", "descend", "jumper",
-					"lib_work", "tiny", "leaf", "f50", "f500", "f5u" };
+					"lib_work", "tiny", "leaf" };
 
 uint64_t lib_work(uint64_t units, uint64_t iters, uint64_t x); /* libfvarlib.so */
 
@@ -165,47 +158,6 @@ NOINLINE uint64_t descend(int d, uint64_t x)
 	return x;
 }
 
-/* n iterations of burn's arithmetic, whatever -u says */
-static inline __attribute__((always_inline)) uint64_t burn_n(uint64_t n, uint64_t x)
-{
-	for (uint64_t i = 0; i < n; i++)
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-	return x;
-}
-
-NOINLINE uint64_t f50(uint64_t x)
-{
-	return burn_n(50, x);
-}
-
-NOINLINE uint64_t f500(uint64_t x)
-{
-	return burn_n(500, x);
-}
-
-NOINLINE uint64_t f5u(uint64_t x)
-{
-	return burn_n(5000, x);
-}
-
-static uint64_t (*volatile const short_fn[3])(uint64_t) = { f50, f500, f5u };
-static const int short_batch[3] = { 1000, 100, 10 };
-
-/* A round of short mode: each function's batch, timed as one. */
-static void short_round(struct worker *w, uint64_t x)
-{
-	const int *batch = short_batch;
-
-	for (int f = 0; f < 3; f++) {
-		uint64_t (*fn)(uint64_t) = short_fn[f], t0 = ns_cpu();
-
-		for (int b = 0; b < batch[f]; b++)
-			w->sink = fn(x + w->sink);
-		t0 = ns_cpu() - t0;
-		truth_add(&w->t[F_50 + f], (double)t0 / batch[f]);
-	}
-}
-
 NOINLINE uint64_t leaf(uint64_t x)
 {
 	return burn(2, x);
@@ -287,8 +239,6 @@ static void *run(void *arg)
 			w->sink = it & 1 ? via_b(x + w->sink) : via_a(x + w->sink);
 		} else if (!strcmp(mode, "lib")) {
 			TIMED(w, F_LIB, lib_work(xrand(w) & 1 ? 10 : 1, unit, x + w->sink));
-		} else if (!strcmp(mode, "short")) {
-			short_round(w, x);
 		} else if (!strcmp(mode, "tiny")) {
 			/* Timers would cost as much as the call: truth on request.
 			 * A batch per clock read keeps the loop's own cost down. */
@@ -313,7 +263,7 @@ static void *run(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fvar_shapes [-m mix|imbalance|recursive|longjmp|lib|tiny|paths|short] [-n THREADS] "
+	fprintf(stderr, "usage: fvar_shapes [-m mix|imbalance|recursive|longjmp|lib|tiny|paths] [-n THREADS] "
 			"[-t CPU_SECONDS | -N LOOPS] [-u ITERS] [-r ROUNDS] [-T FILE]\n");
 	exit(2);
 }
@@ -354,7 +304,7 @@ int main(int argc, char **argv)
 	    iters < 0 ||
 	    (strcmp(mode, "mix") && strcmp(mode, "imbalance") && strcmp(mode, "recursive") &&
 	     strcmp(mode, "longjmp") && strcmp(mode, "lib") && strcmp(mode, "tiny") &&
-	     strcmp(mode, "paths") && strcmp(mode, "short")))
+	     strcmp(mode, "paths")))
 		usage();
 	for (int i = 0; i < nthreads; i++) {
 		w[i].k = i;
@@ -400,9 +350,7 @@ int main(int argc, char **argv)
 				all.n += b->n;
 			}
 			if (all.n)
-				fprintf(f, "%s %llu %.1f %.4f\n", fname[k],
-					(unsigned long long)all.n *
-						(k >= F_50 ? (unsigned)short_batch[k - F_50] : 1u),
+				fprintf(f, "%s %llu %.1f %.4f\n", fname[k], (unsigned long long)all.n,
 					all.mean,
 					all.n > 1 ? sqrt(all.m2 / (double)(all.n - 1)) / all.mean : 0);
 		}

@@ -279,6 +279,7 @@ static int fv_add_inst(struct fv_acc *a, const struct profile *p, const struct r
 	x = &a->m.ctx[xi];
 	for (uint32_t i = 0; i < nm; i++)
 		welford_add(&x->st.m[i], (double)r->v[i]);
+	x->st.zeros += nm && !r->v[0];
 	if (thread != FV_NONE) {
 		t = fv_find_thr(a, x->func, thread);
 		if (!t)
@@ -429,6 +430,15 @@ double fv_share(const struct fv_model *m, const struct fv_stats *st)
 	return m->samples ? (double)st->samples / (double)m->samples : 0;
 }
 
+int fv_untimed(const struct fv_model *m, const struct fv_stats *st)
+{
+	const struct welford *w = &st->m[0];
+
+	return w->n && (w->mean < fv_resolution(m) ||
+			(m->metric_ns[0] && 2 * st->zeros >= w->n &&
+			 w->mean < FV_ZEROS_MEAN * fv_resolution(m)));
+}
+
 double fv_resolution(const struct fv_model *m)
 {
 	return m->nmetrics ? FV_RESOLUTION * m->spread[0] : 0;
@@ -441,7 +451,7 @@ double fv_calls(const struct fv_model *m, const struct fv_stats *st)
 	if (m->call_samples)
 		return (double)st->samples * m->period;
 	/* An untimed function's calls took under R each: at least this many. */
-	if (st->m[0].n && st->m[0].mean < fv_resolution(m))
+	if (fv_untimed(m, st))
 		return m->period ? (double)st->samples * m->period / fv_resolution(m) : 0;
 	for (uint32_t i = 0; i < m->nmetrics; i++)
 		if (!strcmp(m->metric[i], "cpu") || (k < 0 && !strcmp(m->metric[i], "wall")))
@@ -519,6 +529,7 @@ static int fv_finish(struct fv_acc *a)
 
 		for (uint32_t k = 0; k < m->nmetrics; k++)
 			welford_merge(&f->m[k], &x->st.m[k]);
+		f->zeros += x->st.zeros;
 		for (int c = 0; c < FV_NCAUSE; c++)
 			f->drops[c] += x->st.drops[c];
 		if (x->st.m[0].n > 1)
@@ -538,7 +549,7 @@ static int fv_finish(struct fv_acc *a)
 		struct fv_func *f = &m->fn[i];
 
 		fv_spread(m, (uint32_t)i);
-		f->untimed = f->st.m[0].n > 0 && f->st.m[0].mean < fv_resolution(m);
+		f->untimed = fv_untimed(m, &f->st);
 		/* Untimed: the instances measure cdt, and so would any spread
 		 * of them, across threads too (the threads' samples are shares
 		 * of time, and say nothing of a call's). */

@@ -27,6 +27,17 @@
 /* A mean under this many calibration spreads is cdt's noise, not the
  * function's: the function is untimed (fv_resolution). */
 #define FV_RESOLUTION 3
+/*
+ * ... and so is one with half its instances or more at 0 (their traps'
+ * delivery took at least the calibration's median, which each loses, and
+ * less is not kept), unless its mean is FV_ZEROS_MEAN resolutions or
+ * more: then its long calls carry it (a function that often returns at
+ * once).  The calibration's spread is that of its middle half; the traps'
+ * cost has a long tail besides: a 70 ns call read 0.16 to 0.84 us on the
+ * mean where R was 1 to 2.2 us, its median 0 in 4 runs of 6, and a
+ * calibration that met its traps at a quiet moment makes R smaller.
+ */
+#define FV_ZEROS_MEAN 3
 
 struct fv_inst {
 	uint64_t time;    /* ns since the run began */
@@ -40,6 +51,7 @@ struct fv_stats {
 	struct welford m[FV_MAX_METRICS]; /* over its instances */
 	uint64_t samples;                 /* samples it was on the stack for */
 	uint64_t drops[FV_NCAUSE];
+	uint64_t zeros;     /* instances of metric 0 at 0: measuring took all */
 	double cv_intra;    /* of metric 0, within threads (pooled) */
 	double cv_threads;  /* of the per-thread sample totals */
 	uint32_t nthreads;  /* threads it was sampled in */
@@ -79,7 +91,7 @@ struct fv_func {
 	uint64_t time, entry; /* its entry was symbolized */
 	struct fv_stats st;
 	int flagged;       /* Table 1: high cost and high variance */
-	int untimed;       /* its mean is under the resolution (fv_resolution): noise */
+	int untimed;       /* under the resolution (fv_untimed): noise */
 };
 
 /* One thread's part of a function (inter-thread variance). */
@@ -126,6 +138,9 @@ double fv_calls(const struct fv_model *m, const struct fv_stats *st);
 /* The shortest mean instance cdt can time here, in metric 0's unit:
  * FV_RESOLUTION spreads of the calibration; 0 if there was none. */
 double fv_resolution(const struct fv_model *m);
+/* Is this function or context under the resolution: its mean under R, or
+ * half its instances at 0 and its mean under FV_ZEROS_MEAN R (a time)? */
+int fv_untimed(const struct fv_model *m, const struct fv_stats *st);
 const char *fv_cause_name(int cause);
 
 #endif
