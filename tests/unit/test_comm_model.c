@@ -27,6 +27,7 @@
 #include "lib/tools/comm/comm.h"
 #include "lib/tools/comm/model.h"
 #include "lib/tools/tool.h"
+#include "tests/unit/fixture.h"
 
 /* A line where thread i touched [off_i, off_i + 4) once each, n times. */
 static void line_set(struct comm_line *l, unsigned nthr, const unsigned *off, int all_same,
@@ -120,26 +121,8 @@ static void add_comm(struct profile *p, uint32_t tid, uint64_t time, uint64_t ad
 /* A comm profile of one process with four threads, PID + 0..3. */
 static void profile_four(struct profile *p)
 {
-	union {
-		struct rec_proc r;
-		char b[sizeof(struct rec_proc) + 16];
-	} proc = { 0 };
-
-	profile_init(p);
-	p->ops = tools_prof("comm");
-	assert_int_equal(profile_set_meta(p, "tool", "comm"), 0);
+	fixture_profile(p, "comm", PID, 4);
 	assert_int_equal(profile_set_meta(p, "period", "500000"), 0);
-	proc.r.h = (struct rec_hdr){ sizeof(proc), REC_PROC, 0 };
-	proc.r.pid = PID;
-	proc.r.time = 1;
-	strcpy(proc.r.exe, "/bin/x");
-	add(p, &proc);
-	for (uint32_t t = 0; t < 4; t++) {
-		struct rec_task k = { .h = { sizeof(k), REC_TASK, 0 }, .pid = PID,
-				      .tid = PID + t, .index = t, .start = 1 + t };
-
-		add(p, &k);
-	}
 }
 
 static void test_recycled(void **state)

@@ -22,61 +22,36 @@
 #include "lib/tools/fvar/fvar.h"
 #include "lib/tools/fvar/model.h"
 #include "lib/tools/tool.h"
+#include "tests/unit/fixture.h"
 
 #define PID 400
-
-static void add(struct profile *p, const void *r)
-{
-	assert_int_equal(profile_add(p, r), 0);
-}
 
 /* A profile of one process with two threads, PID and PID + 1, and a
  * calibration of the given spread. */
 static void profile_two(struct profile *p, uint64_t spread)
 {
-	union {
-		struct rec_proc r;
-		char b[sizeof(struct rec_proc) + 16];
-	} proc = { 0 };
 	struct rec_fvar_calib c = { .h = { sizeof(c), REC_FVAR_CALIB, 0 }, .pid = PID,
 				    .runs = 31, .time = 2 };
 
-	profile_init(p);
-	p->ops = tools_prof("fvar");
-	assert_int_equal(profile_set_meta(p, "tool", "fvar"), 0);
+	fixture_profile(p, "fvar", PID, 2);
 	assert_int_equal(profile_set_meta(p, "metrics", "cpu,wall"), 0);
 	assert_int_equal(profile_set_meta(p, "period", "1000000"), 0);
-	proc.r.h = (struct rec_hdr){ sizeof(proc), REC_PROC, 0 };
-	proc.r.pid = PID;
-	proc.r.time = 1;
-	strcpy(proc.r.exe, "/bin/x");
-	add(p, &proc);
-	for (uint32_t t = 0; t < 2; t++) {
-		struct rec_task k = { .h = { sizeof(k), REC_TASK, 0 }, .pid = PID,
-				      .tid = PID + t, .index = t, .start = 1 + t };
-
-		add(p, &k);
-	}
 	c.bias[0] = c.bias[1] = 8000;
 	c.spread[0] = c.spread[1] = spread;
-	add(p, &c);
-}
-
-/* An instance of the function at entry in thread t: cpu, wall ns. */
-static void add_one(struct profile *p, uint64_t entry, uint32_t t, uint64_t cpu, uint64_t wall)
-{
-	struct rec_fvar_inst r = { .h = { FV_INST_V1, REC_FVAR_INST, 0 }, .pid = PID,
-				   .tid = PID + t, .time = 10, .entry = entry, .ret = 0x9005,
-				   .slot = 0x7000, .nmetrics = 2, .v = { cpu, wall } };
-
-	add(p, &r);
+	fixture_add(p, &c);
 }
 
 /* n instances of the function at entry, of v ns, in thread t. */
 static void add_inst(struct profile *p, uint64_t entry, uint32_t t, uint64_t v, int n)
 {
-	for (int i = 0; i < n; i++)
-		add_one(p, entry, t, v, v);
+	for (int i = 0; i < n; i++) {
+		struct rec_fvar_inst r = { .h = { FV_INST_V1, REC_FVAR_INST, 0 }, .pid = PID,
+					   .tid = PID + t, .time = 10 + (uint64_t)i,
+					   .entry = entry, .ret = 0x9005, .slot = 0x7000,
+					   .nmetrics = 2, .v = { v, v } };
+
+		fixture_add(p, &r);
+	}
 }
 
 /* n samples in the function at entry, in thread t. */
@@ -87,7 +62,7 @@ static void add_samples(struct profile *p, uint64_t entry, uint32_t t, int n)
 					     .tid = PID + t, .time = 10 + (uint64_t)i,
 					     .ip = entry + 4, .entry = { entry } };
 
-		add(p, &s);
+		fixture_add(p, &s);
 	}
 }
 
