@@ -275,9 +275,9 @@ const char *fvar_verdict(const struct fv_model *m, const struct fv_func *f)
 	int varies = f->st.cv_intra > m->flag_cv || f->st.cv_threads > m->flag_cv_threads;
 
 	if (f->untimed)
-		return costly ? "shorter than cdt can time here, and a high cost: their number, "
+		return costly ? "a high cost in calls shorter than cdt can time here: their number, "
 				"not their spread, is the cost" :
-				"shorter than cdt can time here";
+				"calls shorter than cdt can time here";
 	if (costly && varies)
 		return f->st.cv_threads > m->flag_cv_threads && f->st.cv_intra <= m->flag_cv ?
 		       "high cost, uneven across threads: look at how the work is divided" :
@@ -333,10 +333,13 @@ static int fv_finding(const struct profile *p, const struct fv_model *m, size_t 
 	if (fn->untimed) {
 		fvar_value_text(m, 0, fv_resolution(m), a, sizeof(a));
 		return table_row(t) ||
-		       table_cell(t, "%s: %s (resolution %s); %.0f%% of the run's samples; at "
-				  "least %.3g calls; %" PRIu64 " instance%s measured, each within "
-				  "cdt's noise: no mean, no spread; called from %s",
-				  name, fvar_verdict(m, fn), a, fv_share(m, &fn->st) * 100, calls,
+		       table_cell(t, "%s: shorter than cdt can time here (resolution %s)%s; "
+				  "%.0f%% of the run's samples; at least %.3g calls; %" PRIu64
+				  " instance%s measured, each within cdt's noise: no mean, no "
+				  "spread; called from %s",
+				  name, a, fv_share(m, &fn->st) > m->flag_share ?
+				  ", a high cost: their number, not their spread, is the cost" : "",
+				  fv_share(m, &fn->st) * 100, calls,
 				  fn->st.m[0].n, fn->st.m[0].n == 1 ? "" : "s",
 				  sites[0] ? sites : "?") ? -ENOMEM : 0;
 	}
